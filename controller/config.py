@@ -1,0 +1,222 @@
+"""TOML configuration: defaults, validation, and errors a maker can act on.
+
+Every key is declared once in ``SCHEMA`` with its default, what is allowed and a
+comment; ``potionpi config --print-default`` prints the commented file from it. A bad
+value raises ``ConfigError`` naming the file, the key, the value and what is allowed.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """One clear sentence about a bad config file."""
+
+
+@dataclass(frozen=True)
+class Key:
+    default: Any
+    help: str
+    kind: type | tuple[type, ...] = str
+    choices: tuple[Any, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def allowed(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        names = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
+        kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
+        what = " or ".join(names.get(k, k.__name__) for k in kinds)
+        if self.low is not None and self.high is not None:
+            what += f" from {self.low:g} to {self.high:g}"
+        elif self.low is not None:
+            what += f" of at least {self.low:g}"
+        return what
+
+    def check(self, value: Any) -> bool:
+        kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
+        if isinstance(value, bool) and bool not in kinds:
+            return False
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kinds):
+            return False
+        if self.choices and value not in self.choices:
+            return False
+        if self.low is not None and value < self.low:
+            return False
+        if self.high is not None and value > self.high:
+            return False
+        return True
+
+
+GPIO_PIN = dict(kind=int, low=0, high=27)
+
+# section -> key -> Key. Order here is the order of the printed default file.
+SCHEMA: dict[str, dict[str, Key]] = {
+    "table": {
+        "pin": Key("", "Table PIN (4-8 digits) needed to change the game. Empty: the POTIONPI_PIN "
+                       "environment variable, else one generated at first start and kept in the data dir."),
+    },
+    "web": {
+        "host": Key("0.0.0.0", "Address to listen on; 0.0.0.0 lets the tablet on the table's Wi-Fi reach it."),
+        "port": Key(8080, "TCP port of the tablet page and API.", int, low=1, high=65535),
+        "threads": Key(32, "Web worker threads; every open tablet holds one for its live stream.",
+                       int, low=4, high=256),
+        "keepalive_seconds": Key(10.0, "Seconds between keep-alive comments on idle live streams.",
+                                 float, low=0.5, high=14),
+    },
+    "store": {
+        "data_dir": Key("", "Where the game database and the instance secrets live. Empty: "
+                            "$XDG_DATA_HOME/potionpi (usually ~/.local/share/potionpi)."),
+    },
+    "gpio": {
+        "pin_factory": Key("auto", "GPIO library: auto picks lgpio (Pi 5, Bookworm) or rpigpio (older); "
+                                   "mock is for tests.", choices=("auto", "lgpio", "rpigpio", "mock")),
+    },
+    "cauldron": {
+        "enabled": Key(True, "Is a cauldron with sensors wired to this Pi?", bool),
+        "encoder_a": Key(17, "BCM pin of the twist-grip encoder's A channel.", **GPIO_PIN),
+        "encoder_b": Key(18, "BCM pin of the twist-grip encoder's B channel.", **GPIO_PIN),
+        "beam": Key(27, "BCM pin of the drop beam sensor output.", **GPIO_PIN),
+        "beam_active_low": Key(True, "True when the sensor output goes low while a drop blocks the beam.", bool),
+        "detents_per_revolution": Key(20, "Encoder detents in one full turn of the twist-grip.", int, low=4, high=400),
+        "glitch_ms": Key(1.0, "Beam pulses shorter than this are noise, not drops.", float, low=0.1, high=10),
+        "stuck_beam_seconds": Key(1.0, "A beam dark for longer than this is a sensor fault, not a drop.",
+                                  float, low=0.1, high=30),
+        "max_turns_per_second": Key(2.0, "Turning the grip faster than this shows \"turn gently\".",
+                                    float, low=0.2, high=20),
+        "colour_sensor": Key("none", "Colour sensor under the drop chute.", choices=("none", "tcs34725")),
+        "i2c_bus": Key(1, "I2C bus of the colour sensor.", int, low=0, high=10),
+    },
+    "simulation": {
+        "seed": Key(1, "Seed of the simulated cauldron's shuffling (same seed, same drops).", int, low=0),
+        "detents_per_drop": Key(5, "Detents of clockwise turning per simulated drop.", int, low=1, high=100),
+    },
+    "forest_floor": {
+        "backend": Key("auto", "How the forest floor turns: auto (simulated when devices are simulated, "
+                               "else none), none (the master turns it by hand), sim, gpio, serial.",
+                       choices=("auto", "none", "sim", "gpio", "serial")),
+        "ants_around": Key(16, "Ants around the rim of the forest floor.", int, low=4, high=64),
+        "steps_per_ant": Key(200, "Motor (micro)steps per ant; `potionpi calibrate floor` measures it.",
+                             int, low=1, high=100000),
+        "top_speed": Key(800.0, "Top speed in steps per second.", float, low=1, high=50000),
+        "acceleration": Key(1600.0, "Acceleration in steps per second squared.", float, low=1, high=500000),
+        "invert_direction": Key(False, "Swap clockwise and counter-clockwise.", bool),
+        "step_pin": Key(5, "BCM pin to the driver's STEP input (gpio backend).", **GPIO_PIN),
+        "dir_pin": Key(6, "BCM pin to the driver's DIR input (gpio backend).", **GPIO_PIN),
+        "enable_pin": Key(13, "BCM pin to the driver's EN input, active low (gpio backend).", **GPIO_PIN),
+        "home_pin": Key(19, "BCM pin of the hall or optical home switch (gpio backend).", **GPIO_PIN),
+        "serial_port": Key("", "Serial port of the Pico (serial backend). Empty: found by USB id."),
+    },
+}
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "potionpi"
+
+
+class Config:
+    """Validated settings: ``config["web"]["port"]``; ``config.source`` names the file."""
+
+    def __init__(self, values: dict[str, dict[str, Any]], source: str = "(defaults)"):
+        self.values = values
+        self.source = source
+
+    def __getitem__(self, section: str) -> dict[str, Any]:
+        return self.values[section]
+
+    @classmethod
+    def defaults(cls) -> "Config":
+        return cls({s: {k: key.default for k, key in keys.items()} for s, keys in SCHEMA.items()})
+
+    @classmethod
+    def load(cls, path: str | Path | None) -> "Config":
+        """Defaults, overlaid by the file at ``path`` (if given). Raises ConfigError."""
+        config = cls.defaults()
+        if path is None:
+            return config
+        path = Path(path)
+        try:
+            with path.open("rb") as fh:
+                raw = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: no such config file") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        config.source = str(path)
+        config._overlay(raw, path)
+        return config
+
+    def _overlay(self, raw: dict[str, Any], path: Path) -> None:
+        for section, table in raw.items():
+            if section not in SCHEMA:
+                raise ConfigError(f"{path}: unknown section [{section}]; allowed: "
+                                  + ", ".join(f"[{s}]" for s in SCHEMA))
+            if not isinstance(table, dict):
+                raise ConfigError(f"{path}: {section} must be a [{section}] table")
+            for key, value in table.items():
+                if section == "cauldron" and key == "colours":
+                    self.values[section][key] = _check_colours(path, value)
+                    continue
+                spec = SCHEMA[section].get(key)
+                if spec is None:
+                    raise ConfigError(f"{path}: unknown key {section}.{key}; allowed: "
+                                      + ", ".join(SCHEMA[section]))
+                if not spec.check(value):
+                    raise ConfigError(f"{path}: {section}.{key} = {value!r} is not allowed; "
+                                      f"use {spec.allowed()}")
+                if float in (spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)):
+                    value = float(value)
+                self.values[section][key] = value
+        pin = self.values["table"]["pin"]
+        if pin and not (pin.isdigit() and 4 <= len(pin) <= 8):
+            raise ConfigError(f"{path}: table.pin = {pin!r} is not allowed; use 4 to 8 digits")
+
+
+def _check_colours(path: Path, value: Any) -> dict[str, list[float]]:
+    """Learned drop colours from `potionpi calibrate colours`: name -> [r, g, b] ratios."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: cauldron.colours must be a table of colour = [r, g, b]")
+    out = {}
+    for name, rgb in value.items():
+        if (not isinstance(rgb, list) or len(rgb) != 3
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in rgb)):
+            raise ConfigError(f"{path}: cauldron.colours.{name} = {rgb!r} is not allowed; "
+                              "use three numbers [r, g, b]")
+        out[name] = [float(x) for x in rgb]
+    return out
+
+
+def default_file() -> str:
+    """The commented default config, as printed by `potionpi config --print-default`."""
+    lines = ["# potionpi configuration (TOML). Every key is optional; shown are the defaults.",
+             "# Start the daemon with:  potionpi run --config /path/to/this.toml", ""]
+    for section, keys in SCHEMA.items():
+        lines.append(f"[{section}]")
+        for name, key in keys.items():
+            lines.append(f"# {key.help}")
+            lines.append(f"# Allowed: {key.allowed()}.")
+            lines.append(f"{name} = {_toml(key.default)}")
+        if section == "cauldron":
+            lines.append("# Learned drop colours are added here by `potionpi calibrate colours`:")
+            lines.append("# [cauldron.colours]")
+            lines.append("# red = [0.62, 0.21, 0.17]")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)

@@ -1,0 +1,232 @@
+"""The one place where actions meet a game: lock, apply, persist, publish.
+
+Every change — a tap on the tablet, a drop seen by the beam — goes through
+``Table.act`` under one lock, so two tablets and a sensor can never interleave
+half an update:
+
+1. ``engine.apply(state, action)`` → new state + effects (a refusal changes nothing)
+2. ``store.append(action)`` — committed before anyone hears of it
+3. publish the new version to every subscriber (SSE)
+4. hand the effects to the devices (e.g. turn the forest floor 3 ants)
+"""
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections import deque
+from typing import Any, Callable
+
+from . import games
+from .games import BadSetup, IllegalAction
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+EffectHandler = Callable[[dict[str, Any]], None]
+
+
+class NoGame(Exception):
+    """No game is running on the table."""
+
+    def __str__(self) -> str:
+        return "no game is running; start one first"
+
+
+class VersionConflict(Exception):
+    """The client acted on an old version; ``session`` is the current one."""
+
+    def __init__(self, given: int, session: dict[str, Any]):
+        super().__init__(f"the table is at version {session['version']}, not {given}; "
+                         "look again and retry")
+        self.session = session
+
+
+class Table:
+    """Holds the running game and is its only writer."""
+
+    def __init__(self, store: Store, *, load_game: Callable[[str], games.Game] = games.load):
+        self.store = store
+        self._load_game = load_game
+        self._lock = threading.RLock()        # re-entrant: an effect may report back at once
+        self._changed = threading.Condition(self._lock)
+        self._effect_handlers: list[EffectHandler] = []
+        self._notices: deque[tuple[int, dict[str, Any]]] = deque(maxlen=32)
+        self._notice_seq = 0
+        self._game_id: int | None = None
+        self._engine: games.Game | None = None
+        self._meta: dict[str, Any] = {}
+        self._state: dict[str, Any] | None = None
+        self._version = 0
+        self._session: dict[str, Any] | None = None   # cached public session of _version
+
+    # --- life cycle -------------------------------------------------------------
+    def resume(self) -> dict[str, Any] | None:
+        """Rebuild the running game from the log (state = replay(setup, actions))."""
+        with self._lock:
+            row = self.store.running_game()
+            if row is None:
+                return None
+            engine = self._load_game(row["game"])
+            state = engine.setup(row["players"], row["seed"], row["options"])
+            version = 0
+            for entry in self.store.actions(row["id"]):
+                state, _effects = engine.apply(state, entry["action"])  # devices are not replayed
+                version = entry["version"]
+            self._install(row["id"], engine, row, state, version)
+            log.info("resumed %s game %d at version %d", row["game"], row["id"], version)
+            return self._session
+
+    def start(self, game_id: str, players: list[str], seed: int | None = None,
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Start a new game (any running one is closed and stays in history)."""
+        engine = self._load_game(game_id)           # KeyError: unknown game
+        options = dict(options or {})
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise BadSetup("seed must be a whole number")
+        state = engine.setup(list(players), seed, options)   # BadSetup: refused, nothing changed
+        with self._lock:
+            game_row_id = self.store.new_game(game_id, list(players), seed, options)
+            meta = {"game": game_id, "players": list(players), "seed": seed, "options": options}
+            self._install(game_row_id, engine, meta, state, 0)
+            self._publish()
+            return self._session  # type: ignore[return-value]
+
+    # --- the one writer ----------------------------------------------------------
+    def act(self, action: dict[str, Any], *, version: int | None = None,
+            source: str = "player") -> dict[str, Any]:
+        """Apply one action. Raises NoGame, VersionConflict or IllegalAction; then nothing changed."""
+        with self._lock:
+            if self._engine is None or self._state is None:
+                raise NoGame()
+            if version is not None and version != self._version:
+                raise VersionConflict(version, self._session)  # type: ignore[arg-type]
+            if self._engine.outcome(self._state) is not None:
+                raise IllegalAction("the game is over; start a new one")
+            new_state, effects = self._engine.apply(self._state, action)
+            new_version = self._version + 1
+            outcome = self._engine.outcome(new_state)
+            self.store.append(self._game_id, new_version, action, source, outcome)  # type: ignore[arg-type]
+            self._state, self._version = new_state, new_version
+            self._session = self._build_session()
+            self._publish()
+            for effect in effects:
+                self._dispatch(effect)
+            return self._session
+
+    def sensor(self, action: dict[str, Any]) -> None:
+        """An action from a device. A refusal becomes a visible notice, never a silent change."""
+        try:
+            self.act(action, source="sensor")
+        except NoGame:
+            self.notice({"kind": "sensor", "message": "a sensor reported something but no game is running"})
+        except IllegalAction as exc:
+            self.notice({"kind": "sensor", "message": f"sensor event not used: {exc}"})
+
+    def notice(self, notice: dict[str, Any]) -> None:
+        """Publish a passing message (e.g. "turn gently") that does not change the game."""
+        with self._lock:
+            self._notice_seq += 1
+            self._notices.append((self._notice_seq, dict(notice)))
+            self._changed.notify_all()
+
+    # --- reading -----------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def session(self, seat: int | None = None) -> dict[str, Any] | None:
+        """The running game as a client sees it (public view unless a seat is given)."""
+        with self._lock:
+            if self._engine is None:
+                return None
+            if seat is None:
+                return self._session
+            return self._build_session(seat)
+
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+        return self.store.history(limit)
+
+    def subscribe(self) -> "Subscription":
+        return Subscription(self)
+
+    def on_effect(self, handler: EffectHandler) -> None:
+        self._effect_handlers.append(handler)
+
+    # --- internals ---------------------------------------------------------------
+    def _install(self, game_row_id: int, engine: games.Game, meta: dict[str, Any],
+                 state: dict[str, Any], version: int) -> None:
+        self._game_id, self._engine, self._state, self._version = game_row_id, engine, state, version
+        self._meta = {"game": meta["game"], "players": list(meta["players"])}
+        self._session = self._build_session()
+
+    def _build_session(self, seat: int | None = None) -> dict[str, Any]:
+        engine, state = self._engine, self._state
+        assert engine is not None and state is not None
+        outcome = engine.outcome(state)
+        return {"id": self._game_id, "game": self._meta["game"], "version": self._version,
+                "players": self._meta["players"], "state": engine.view(state, seat),
+                "legal_actions": [] if outcome is not None else engine.legal_actions(state),
+                "outcome": outcome}
+
+    def _publish(self) -> None:
+        self._changed.notify_all()
+
+    def _dispatch(self, effect: dict[str, Any]) -> None:
+        for handler in self._effect_handlers:
+            try:
+                handler(effect)
+            except Exception as exc:   # a device failure must not undo a committed action
+                log.exception("device could not carry out %s", effect)
+                self.notice({"kind": "device", "message": f"a device could not do that: {exc}"})
+
+
+class Subscription:
+    """One SSE client's view of the table: newest session, coalesced, plus notices."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.seen_version: int | None = None
+        self.seen_game: int | None = None
+        with table._lock:
+            self.seen_notice = table._notice_seq
+        self.closed = False
+
+    def mark_seen(self, version: int | None) -> None:
+        """The client already has ``version`` (from Last-Event-ID); send only what is newer."""
+        with self.table._lock:
+            self.seen_version = version
+            self.seen_game = self.table._game_id
+
+    def get(self, timeout: float) -> dict[str, Any] | None:
+        """Block up to ``timeout`` s; return a session newer than seen, a {"notice"}, or None."""
+        t = self.table
+        with t._lock:
+            t._changed.wait_for(lambda: self.closed or self._pending(), timeout)
+            if self.closed:
+                return None
+            for seq, notice in t._notices:
+                if seq > self.seen_notice:
+                    self.seen_notice = seq
+                    return {"notice": notice}
+            if self._has_new_session():
+                self.seen_version, self.seen_game = t._version, t._game_id
+                return t._session
+            return None
+
+    def close(self) -> None:
+        with self.table._lock:
+            self.closed = True
+            self.table._changed.notify_all()
+
+    def _pending(self) -> bool:
+        t = self.table
+        return (bool(t._notices) and t._notices[-1][0] > self.seen_notice) or self._has_new_session()
+
+    def _has_new_session(self) -> bool:
+        t = self.table
+        if t._session is None:
+            return False
+        return self.seen_game != t._game_id or self.seen_version is None or t._version > self.seen_version

@@ -1,0 +1,53 @@
+"""Config: defaults, overlay, and one clear error per bad file."""
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from controller.config import Config, ConfigError, default_file
+
+
+def write(tmp_path, text):
+    p = tmp_path / "potionpi.toml"
+    p.write_text(text)
+    return p
+
+
+def test_printed_default_file_is_valid_toml_and_loads_to_defaults(tmp_path):
+    text = default_file()
+    assert tomllib.loads(text)
+    assert Config.load(write(tmp_path, text)).values == Config.defaults().values
+
+
+def test_overlay_keeps_other_defaults(tmp_path):
+    c = Config.load(write(tmp_path, "[web]\nport = 9000\n[cauldron]\nbeam = 22\n"))
+    assert c["web"]["port"] == 9000 and c["cauldron"]["beam"] == 22
+    assert c["cauldron"]["encoder_a"] == 17
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("[web]\nport = 70000\n", "web.port = 70000 is not allowed; use a whole number from 1 to 65535"),
+    ("[web]\nport = \"80\"\n", "web.port = '80' is not allowed"),
+    ("[gpio]\npin_factory = \"pigpio\"\n", "gpio.pin_factory = 'pigpio' is not allowed; use one of 'auto', 'lgpio'"),
+    ("[cauldron]\nbeem = 3\n", "unknown key cauldron.beem; allowed: enabled, encoder_a"),
+    ("[cauldorn]\n", "unknown section [cauldorn]"),
+    ("[table]\npin = \"12a4\"\n", "table.pin = '12a4' is not allowed; use 4 to 8 digits"),
+    ("[web\nport=1", "not valid TOML"),
+    ("[cauldron]\nenabled = 1\n", "cauldron.enabled = 1 is not allowed; use true or false"),
+])
+def test_bad_values_name_file_key_value_and_allowed(tmp_path, text, needle):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as exc:
+        Config.load(path)
+    assert str(path) in str(exc.value) and needle in str(exc.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        Config.load(tmp_path / "nope.toml")
+
+
+def test_integers_accepted_where_numbers_are(tmp_path):
+    c = Config.load(write(tmp_path, "[cauldron]\nglitch_ms = 2\n"))
+    assert c["cauldron"]["glitch_ms"] == 2.0 and isinstance(c["cauldron"]["glitch_ms"], float)
