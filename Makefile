@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+STAMP_RUN  := $(VENV)/.installed-run
+STAMP_TEST := $(VENV)/.installed-test
 
 .PHONY: run test bench lint clean
 
@@ -10,21 +11,26 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall only when the project description changes.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+# Reinstall only when the project description changes. `make run` needs only the
+# runtime (plus the GPIO libraries on a Pi); `make test` adds the test tools.
+$(STAMP_RUN): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[pi]'
+	touch $(STAMP_RUN)
 
-run: $(STAMP)
+$(STAMP_TEST): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[pi,test]'
+	touch $(STAMP_TEST) $(STAMP_RUN)
+
+run: $(STAMP_RUN)
 	$(BIN)/potionpi run --sim $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP_TEST)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(STAMP_TEST)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
-lint: $(STAMP)
+lint: $(STAMP_TEST)
 	$(BIN)/python -m compileall -q controller web_ui firmware
 
 clean:

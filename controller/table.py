@@ -59,6 +59,7 @@ class Table:
         self._state: dict[str, Any] | None = None
         self._version = 0
         self._session: dict[str, Any] | None = None   # cached public session of _version
+        self.closed = False
 
     # --- life cycle -------------------------------------------------------------
     def resume(self) -> dict[str, Any] | None:
@@ -130,6 +131,12 @@ class Table:
         with self._lock:
             self._notice_seq += 1
             self._notices.append((self._notice_seq, dict(notice)))
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        """Wake and end every subscriber (shutdown); the store is closed by its owner."""
+        with self._lock:
+            self.closed = True
             self._changed.notify_all()
 
     # --- reading -----------------------------------------------------------------
@@ -204,8 +211,8 @@ class Subscription:
         """Block up to ``timeout`` s; return a session newer than seen, a {"notice"}, or None."""
         t = self.table
         with t._lock:
-            t._changed.wait_for(lambda: self.closed or self._pending(), timeout)
-            if self.closed:
+            t._changed.wait_for(lambda: self.closed or t.closed or self._pending(), timeout)
+            if self.closed or t.closed:
                 return None
             for seq, notice in t._notices:
                 if seq > self.seen_notice:
@@ -215,6 +222,11 @@ class Subscription:
                 self.seen_version, self.seen_game = t._version, t._game_id
                 return t._session
             return None
+
+    @property
+    def ended(self) -> bool:
+        """True once this subscriber or the whole table closed: the stream should end."""
+        return self.closed or self.table.closed
 
     def close(self) -> None:
         with self.table._lock:

@@ -1,0 +1,58 @@
+"""Instance secrets in the data dir: the table PIN and the web session key."""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+PIN_FILE = "table_pin"
+KEY_FILE = "secret_key"
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner can read, atomically (never a half-written secret)."""
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def table_pin(data_dir: Path, configured: str = "") -> tuple[str, str]:
+    """(pin, where it came from): config, then $POTIONPI_PIN, then the data dir, else a new one."""
+    if configured:
+        return configured, "config"
+    env = os.environ.get("POTIONPI_PIN", "").strip()
+    if env:
+        if not (env.isdigit() and 4 <= len(env) <= 8):
+            raise ValueError(f"POTIONPI_PIN={env!r} is not allowed; use 4 to 8 digits")
+        return env, "environment"
+    path = data_dir / PIN_FILE
+    if path.exists():
+        pin = path.read_text().strip()
+        if pin.isdigit() and 4 <= len(pin) <= 8:
+            return pin, "data dir"
+    return new_pin(data_dir), "generated"
+
+
+def new_pin(data_dir: Path, pin: str | None = None) -> str:
+    """Store ``pin`` (or a fresh random 4-digit one) as the table PIN."""
+    pin = pin or f"{secrets.randbelow(10_000):04d}"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _write_private(data_dir / PIN_FILE, pin.encode() + b"\n")
+    return pin
+
+
+def secret_key(data_dir: Path) -> bytes:
+    """The key that signs tablet session cookies; kept so tablets stay signed in after a restart."""
+    path = data_dir / KEY_FILE
+    if path.exists():
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    key = secrets.token_bytes(32)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _write_private(path, key)
+    return key
