@@ -51,3 +51,11 @@ def test_missing_file(tmp_path):
 def test_integers_accepted_where_numbers_are(tmp_path):
     c = Config.load(write(tmp_path, "[cauldron]\nglitch_ms = 2\n"))
     assert c["cauldron"]["glitch_ms"] == 2.0 and isinstance(c["cauldron"]["glitch_ms"], float)
+
+
+def test_docs_config_md_matches_the_schema():
+    from pathlib import Path
+
+    from controller.config import markdown
+    doc = Path(__file__).resolve().parent.parent / "docs" / "config.md"
+    assert doc.read_text() == markdown(), "regenerate docs/config.md from controller.config.markdown()"

@@ -1,0 +1,59 @@
+"""The command line: help, config errors with exit status 2, PIN management."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from controller.cli import main
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args],
+                          capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_help_explains_every_command():
+    out = run("--help").stdout
+    for command in ("run", "config", "pin", "history", "export", "replay", "check", "calibrate", "firmware"):
+        assert f"    {command}" in out
+    run_help = run("run", "--help").stdout
+    for flag in ("--sim", "--config", "--host", "--port", "--data-dir"):
+        assert flag in run_help
+
+
+def test_bad_config_is_one_sentence_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[cauldron]\nencoder_a = 99\n")
+    result = run("run", "--sim", "--config", str(bad), "--data-dir", str(tmp_path))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip() == (f"potionpi: bad config: {bad}: cauldron.encoder_a = 99 is not allowed; "
+                                     "use a whole number from 0 to 27")
+
+
+def test_print_default_config(capsys):
+    assert main(["config", "--print-default"]) == 0
+    assert "[cauldron]" in capsys.readouterr().out
+
+
+def test_pin_is_generated_kept_and_changeable(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("POTIONPI_PIN", raising=False)
+    assert main(["pin", "--data-dir", str(tmp_path)]) == 0
+    first = capsys.readouterr().out
+    assert main(["pin", "--data-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == first.replace("generated", "data dir")
+    assert main(["pin", "--data-dir", str(tmp_path), "--set", "97531"]) == 0
+    assert "97531" in capsys.readouterr().out
+    assert main(["pin", "--data-dir", str(tmp_path), "--set", "12"]) == 2
+    assert (tmp_path / "table_pin").stat().st_mode & 0o077 == 0
+
+
+def test_environment_pin_wins(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("POTIONPI_PIN", "5555")
+    assert main(["pin", "--data-dir", str(tmp_path)]) == 0
+    assert "5555 (from environment)" in capsys.readouterr().out
+
+
+def test_history_without_games_says_so(tmp_path, capsys):
+    assert main(["history", "--data-dir", str(tmp_path)]) == 1
+    assert "no games yet" in capsys.readouterr().err
