@@ -82,8 +82,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "cauldron": {
         "enabled": Key(True, "Is a cauldron with sensors wired to this Pi?", bool),
         "encoder_a": Key(17, "BCM pin of the twist-grip encoder's A channel.", **GPIO_PIN),
-        "encoder_b": Key(18, "BCM pin of the twist-grip encoder's B channel.", **GPIO_PIN),
-        "beam": Key(27, "BCM pin of the drop beam sensor output.", **GPIO_PIN),
+        "encoder_b": Key(27, "BCM pin of the twist-grip encoder's B channel.", **GPIO_PIN),
+        "beam": Key(22, "BCM pin of the drop beam sensor output.", **GPIO_PIN),
+        "encoder_reverse": Key(False, "True when turning the grip clockwise counts backwards (A and B swapped).", bool),
         "beam_active_low": Key(True, "True when the sensor output goes low while a drop blocks the beam.", bool),
         "detents_per_revolution": Key(20, "Encoder detents in one full turn of the twist-grip.", int, low=4, high=400),
         "glitch_ms": Key(1.0, "Beam pulses shorter than this are noise, not drops.", float, low=0.1, high=10),
