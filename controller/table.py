@@ -93,6 +93,8 @@ class Table:
             meta = {"game": game_id, "players": list(players), "seed": seed, "options": options}
             self._install(game_row_id, engine, meta, state, 0)
             self._publish()
+            # devices put themselves in step with the new game (e.g. all drops back in)
+            self._dispatch({"device": "*", "op": "sync", "session": self._session})
             return self._session  # type: ignore[return-value]
 
     # --- the one writer ----------------------------------------------------------

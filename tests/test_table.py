@@ -86,9 +86,10 @@ def test_finished_game_is_recorded_with_outcome(table, store):
 def test_effects_reach_devices_after_commit(table, store):
     seen = []
     table.on_effect(lambda e: seen.append((e, len(store.actions(table.session()["id"])))))
-    table.start("tally", ["Ann"], seed=1)
+    started = table.start("tally", ["Ann"], seed=1)
     table.act({"type": "add", "n": 2})
-    assert seen == [({"device": "counter", "op": "show", "value": 2}, 1)]
+    assert seen == [({"device": "*", "op": "sync", "session": started}, 0),
+                    ({"device": "counter", "op": "show", "value": 2}, 1)]
 
 
 def test_failing_device_does_not_undo_the_action(table):
