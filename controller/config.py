@@ -97,7 +97,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "simulation": {
         "seed": Key(1, "Seed of the simulated cauldron's shuffling (same seed, same drops).", int, low=0),
-        "detents_per_drop": Key(5, "Detents of clockwise turning per simulated drop.", int, low=1, high=100),
+        "detents_per_drop": Key(5, "Detents of clockwise turning per simulated drop (on average).",
+                                int, low=1, high=100),
+        "turn_speed": Key(1.0, "How fast the simulated hand turns the grip, in turns per second.",
+                          float, low=0.05, high=20),
+        "colour_sensor": Key(True, "Does the simulated cauldron have a colour sensor? false: the tablet "
+                                   "asks for each drop's colour, as on a cauldron without one.", bool),
     },
     "forest_floor": {
         "backend": Key("auto", "How the forest floor turns: auto (simulated when devices are simulated, "

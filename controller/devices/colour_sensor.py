@@ -1,0 +1,231 @@
+"""The optional colour sensor under the cauldron's spout.
+
+A TCS34725 on I2C (through ``smbus2``, imported only when this sensor is
+configured) reads red, green, blue and clear light when a drop lands in the
+bowl. The reading is turned into a colour by the nearest *learned* colour
+(learned with ``potionpi calibrate colours``; stored in the config). A reading
+far from every learned colour gives ``None``, and the tablet asks instead.
+
+``SimulatedColourSensor`` gives readings that look like a real sensor's, with a
+little seeded noise, for the simulated cauldron and the tests.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Mapping, Sequence
+
+COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
+
+RGBC = tuple[int, int, int, int]
+
+
+class ColourSensorError(RuntimeError):
+    """The colour sensor is missing, unplugged or answers nonsense; says what to check."""
+
+
+def chromaticity(rgbc: Sequence[float]) -> list[float]:
+    """Share of red, green and blue in a reading: brightness drops out, hue stays."""
+    r, g, b = (float(x) for x in rgbc[:3])
+    total = r + g + b
+    if total <= 0:
+        return [0.0, 0.0, 0.0]
+    return [r / total, g / total, b / total]
+
+
+class ColourClassifier:
+    """Nearest learned colour in chromaticity, or None when nothing is near enough."""
+
+    def __init__(self, learned: Mapping[str, Sequence[float]], *, max_distance: float = 0.08,
+                 min_clear: int = 20):
+        for name, value in learned.items():
+            if len(value) != 3:
+                raise ValueError(f"learned colour {name!r} needs 3 numbers (red, green, blue "
+                                 f"shares), got {list(value)!r}")
+        self.learned = {name: [float(x) for x in value] for name, value in learned.items()}
+        self.max_distance = max_distance
+        self.min_clear = min_clear  # below this the sensor sees no ball at all
+
+    def distances(self, rgbc: Sequence[float]) -> dict[str, float]:
+        point = chromaticity(rgbc)
+        return {name: math.dist(point, ref) for name, ref in self.learned.items()}
+
+    def classify(self, rgbc: Sequence[float]) -> str | None:
+        if not self.learned or rgbc[3] < self.min_clear:
+            return None
+        distances = self.distances(rgbc)
+        best = min(distances, key=distances.get)
+        return best if distances[best] <= self.max_distance else None
+
+
+class ColourSensor:
+    """Base: ``read_rgbc()`` from the hardware, ``colour_of_drop()`` for the cauldron."""
+
+    def __init__(self, classifier: ColourClassifier | None = None, settle_s: float = 0.0):
+        self.classifier = classifier
+        self.settle_s = settle_s  # the ball rolls from the beam into the bowl first
+
+    def read_rgbc(self) -> RGBC:
+        raise NotImplementedError
+
+    def read_drop(self) -> RGBC:
+        """Wait for the ball to settle under the sensor, then read it."""
+        if self.settle_s > 0:
+            time.sleep(self.settle_s)
+        return self.read_rgbc()
+
+    def colour_of_drop(self) -> str | None:
+        """The colour of the drop that just landed, or None when unsure or not calibrated."""
+        reading = self.read_drop()
+        return self.classifier.classify(reading) if self.classifier else None
+
+    def close(self) -> None:
+        pass
+
+
+# --- TCS34725 ---------------------------------------------------------------
+_COMMAND = 0x80
+_AUTO_INCREMENT = 0x20
+_ENABLE, _ATIME, _CONTROL, _ID, _STATUS, _CDATAL = 0x00, 0x01, 0x0F, 0x12, 0x13, 0x14
+_PON, _AEN = 0x01, 0x02
+_AVALID = 0x01
+_GAINS = {1: 0x00, 4: 0x01, 16: 0x02, 60: 0x03}
+_KNOWN_IDS = {0x44: "TCS34725", 0x4D: "TCS34727"}
+
+
+def _open_smbus(bus_number: int):
+    try:
+        from smbus2 import SMBus
+    except ImportError as exc:
+        raise ColourSensorError(
+            "the colour sensor needs the smbus2 library: pip install smbus2 "
+            "(or turn the colour sensor off in the config)") from exc
+    try:
+        return SMBus(bus_number)
+    except OSError as exc:
+        raise ColourSensorError(
+            f"cannot open I2C bus {bus_number} ({exc}): enable I2C with raspi-config "
+            "and check that the user is in the 'i2c' group") from exc
+
+
+class TCS34725(ColourSensor):
+    """TCS34725 colour sensor on I2C. ``bus`` is an smbus2-like object (for tests)."""
+
+    def __init__(self, bus=None, *, bus_number: int = 1, address: int = 0x29,
+                 integration_ms: float = 24.0, gain: int = 4, settle_s: float = 0.03,
+                 classifier: ColourClassifier | None = None):
+        super().__init__(classifier, settle_s)
+        if gain not in _GAINS:
+            raise ValueError(f"colour sensor gain must be one of {sorted(_GAINS)}, got {gain}")
+        if not 2.4 <= integration_ms <= 614.4:
+            raise ValueError("colour sensor integration_ms must be between 2.4 and 614.4, "
+                             f"got {integration_ms}")
+        self.address = address
+        self.integration_s = integration_ms / 1000.0
+        self._own_bus = bus is None
+        self.bus = _open_smbus(bus_number) if bus is None else bus
+        try:
+            chip = self._read(_ID)
+        except OSError as exc:
+            self.close()
+            raise ColourSensorError(
+                f"no colour sensor answers at I2C address 0x{address:02x} on bus {bus_number} "
+                f"({exc}): check its wiring (SDA, SCL, 3.3 V, GND)") from exc
+        if chip not in _KNOWN_IDS:
+            self.close()
+            raise ColourSensorError(
+                f"the chip at I2C address 0x{address:02x} says it is 0x{chip:02x}, "
+                "not a TCS34725 (0x44) or TCS34727 (0x4d)")
+        self.chip = _KNOWN_IDS[chip]
+        cycles = max(1, min(256, round(integration_ms / 2.4)))
+        self._write(_ATIME, 256 - cycles)
+        self._write(_CONTROL, _GAINS[gain])
+        self._write(_ENABLE, _PON)
+        time.sleep(0.003)  # the datasheet asks for 2.4 ms between power-on and AEN
+        self._write(_ENABLE, _PON | _AEN)
+
+    def _read(self, register: int) -> int:
+        return self.bus.read_byte_data(self.address, _COMMAND | register)
+
+    def _write(self, register: int, value: int) -> None:
+        self.bus.write_byte_data(self.address, _COMMAND | register, value)
+
+    def read_rgbc(self) -> RGBC:
+        # A fresh integration must finish before the values describe the new ball.
+        deadline = time.monotonic() + 2 * self.integration_s + 0.05
+        try:
+            while not self._read(_STATUS) & _AVALID:
+                if time.monotonic() > deadline:
+                    raise ColourSensorError("the colour sensor never finished a reading")
+                time.sleep(self.integration_s / 4)
+            raw = self.bus.read_i2c_block_data(
+                self.address, _COMMAND | _AUTO_INCREMENT | _CDATAL, 8)
+        except OSError as exc:
+            raise ColourSensorError(f"the colour sensor stopped answering ({exc})") from exc
+        c, r, g, b = (raw[i] | (raw[i + 1] << 8) for i in range(0, 8, 2))
+        return (r, g, b, c)
+
+    def close(self) -> None:
+        try:
+            self._write(_ENABLE, 0x00)  # power down
+        except Exception:
+            pass
+        if self._own_bus and hasattr(self.bus, "close"):
+            self.bus.close()
+
+
+# --- simulation -------------------------------------------------------------
+# What a TCS34725 a few cm above a Mirakel Mix drop roughly reports, as shares of
+# red/green/blue. The simulated sensor reads these (plus noise); the same values
+# serve as its learned colours.
+TYPICAL_SHARES = {
+    "red": [0.60, 0.20, 0.20],
+    "yellow": [0.45, 0.42, 0.13],
+    "green": [0.22, 0.52, 0.26],
+    "blue": [0.18, 0.30, 0.52],
+    "purple": [0.38, 0.22, 0.40],
+    "orange": [0.58, 0.30, 0.12],
+}
+
+
+class SimulatedColourSensor(ColourSensor):
+    """Reads the ball it was shown with ``present(colour)``; seeded noise, no hardware."""
+
+    def __init__(self, seed: int | None = None, *, noise: float = 0.01, brightness: int = 900,
+                 classifier: ColourClassifier | None = None):
+        super().__init__(classifier or ColourClassifier(TYPICAL_SHARES), settle_s=0.0)
+        self._rng = random.Random(seed)
+        self.noise = noise
+        self.brightness = brightness
+        self.ball: str | None = None
+
+    def present(self, colour: str | None) -> None:
+        """The ball now lying under the sensor (None: an empty bowl)."""
+        if colour is not None and colour not in TYPICAL_SHARES:
+            raise ValueError(f"unknown drop colour {colour!r}: one of {', '.join(COLOURS)}")
+        self.ball = colour
+
+    def read_rgbc(self) -> RGBC:
+        if self.ball is None:
+            return (3, 3, 3, 8)  # dark: nothing under the sensor
+        shares = [max(0.0, s + self._rng.uniform(-self.noise, self.noise))
+                  for s in TYPICAL_SHARES[self.ball]]
+        r, g, b = (round(s * self.brightness) for s in shares)
+        return (r, g, b, round((r + g + b) * 1.1))
+
+
+def make_colour_sensor(section: Mapping | None):
+    """The colour sensor the ``[cauldron]`` config section asks for, or None.
+
+    Keys: ``colour_sensor`` ("none" or "tcs34725"), ``i2c_bus``, and ``colours``
+    (learned colour = [r, g, b] shares, from ``potionpi calibrate colours``). Without
+    learned colours the sensor reads but names nothing, so the tablet asks.
+    """
+    kind = (section or {}).get("colour_sensor", "none")
+    if kind == "none":
+        return None
+    if kind != "tcs34725":
+        raise ValueError(f'unknown colour sensor {kind!r}: use "none" or "tcs34725"')
+    return TCS34725(bus_number=int(section.get("i2c_bus", 1)),
+                    classifier=ColourClassifier(section.get("colours") or {}))

@@ -1,0 +1,283 @@
+"""The simulated cauldron: real drops, the real Cauldron code, gpiozero mock pins."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from controller.devices.sim_cauldron import (DEFAULT_DROPS, SimClock, SimulatedCauldron,
+                                             SimulationRefused, drop_population)
+from controller.games.base import load_data
+
+COLOURS = ["red", "yellow", "green", "blue", "purple", "orange"]
+
+
+class Table:
+    def __init__(self):
+        self.actions, self.notices = [], []
+
+    def sink(self, action):
+        self.actions.append(action)
+
+    def drops(self):
+        return [a.get("color") for a in self.actions if a["type"] == "drop"]
+
+
+@pytest.fixture
+def table():
+    return Table()
+
+
+@pytest.fixture
+def make(table):
+    made = []
+
+    def make(**kwargs):
+        sim = SimulatedCauldron(sink=table.sink, on_notice=table.notices.append, **kwargs)
+        made.append(sim)
+        return sim
+
+    yield make
+    for sim in made:
+        sim.close()
+
+
+def test_population_comes_from_the_game_data_file():
+    data = load_data("mirakel_mix")
+    expected = {c["id"]: c["drops"] for c in data["colors"]}
+    assert drop_population() == expected
+    assert sum(expected.values()) == 18
+
+
+def test_a_new_cauldron_holds_all_18_drops(make):
+    sim = make(seed=1)
+    assert sim.contents() == {c: 3 for c in COLOURS}
+    assert sim.total() == 18
+    assert DEFAULT_DROPS == {c: 3 for c in COLOURS}
+
+
+def test_turning_clockwise_lets_drops_fall_every_few_detents(make, table):
+    sim = make(seed=4, detents_per_drop=6)
+    result = sim.turn(60)
+    # a drop falls after 3..9 detents, so 60 detents give 6..20 of them
+    assert 6 <= len(result["drops"]) <= 20
+    assert table.drops() == result["drops"]          # delivered before turn() returned
+    assert all(colour in COLOURS for colour in result["drops"])
+    assert sim.total() == 18 - len(result["drops"])
+    for colour in COLOURS:
+        assert sim.contents()[colour] == 3 - result["drops"].count(colour)
+    assert sim.status()["position"] == 60
+    assert sim.status()["drops_seen"] == len(result["drops"])
+
+
+def test_mixing_lets_nothing_fall(make, table):
+    sim = make(seed=4)
+    result = sim.turn(-80)
+    assert result == {"detents": -80, "drops": []}
+    assert table.actions == []
+    assert sim.total() == 18
+    assert sim.status()["direction"] == "mixing"
+    assert sim.status()["position"] == -80
+
+
+def test_same_seed_same_drops(make):
+    first, second = make(seed=11), make(seed=11)
+    assert first.turn(40)["drops"] == second.turn(40)["drops"]
+    assert [first.drop() for _ in range(3)] == [second.drop() for _ in range(3)]
+    assert first.contents() == second.contents()
+
+
+def test_the_seed_decides(make):
+    runs = {tuple(make(seed=s).turn(120)["drops"]) for s in range(5)}
+    assert len(runs) > 1
+
+
+def test_drop_now_with_a_named_colour(make, table):
+    sim = make(seed=2)
+    assert sim.drop("purple") == "purple"
+    assert table.actions == [{"type": "drop", "color": "purple"}]
+    assert sim.contents()["purple"] == 2
+
+
+def test_drop_now_refuses_a_colour_that_is_not_inside(make, table):
+    sim = make(seed=2)
+    for _ in range(3):
+        sim.drop("red")
+    with pytest.raises(SimulationRefused, match="no red drop in the cauldron"):
+        sim.drop("red")
+    with pytest.raises(SimulationRefused, match="choose one of"):
+        sim.drop("pink")
+    assert table.drops() == ["red"] * 3
+    assert sim.total() == 15
+
+
+def test_an_empty_cauldron_drops_nothing_and_turning_says_stuck(make, table):
+    sim = make(seed=5, detents_per_rev=20)
+    while sim.total():
+        sim.drop()
+    assert sorted(table.drops()) == sorted(c for c in COLOURS for _ in range(3))
+    with pytest.raises(SimulationRefused, match="empty"):
+        sim.drop()
+    table.actions.clear()
+    assert sim.turn(20)["drops"] == []
+    assert table.actions == []
+    assert [n["kind"] for n in table.notices] == ["stuck"]
+
+
+def test_fill_effect_puts_drops_back(make):
+    sim = make(seed=3)
+    for colour in ("blue", "blue", "green"):
+        sim.drop(colour)
+    sim.handle_effect({"device": "cauldron", "op": "fill", "drops": ["blue", "green", "blue"]})
+    assert sim.contents() == {c: 3 for c in COLOURS}
+    sim.handle_effect({"device": "cauldron", "op": "fill", "drops": ["mauve"]})
+    assert sim.total() == 18
+
+
+def test_unfill_effect_takes_an_undone_bowl_back_out(make):
+    sim = make(seed=3)
+    sim.handle_effect({"device": "cauldron", "op": "unfill", "drops": ["red", "red", "blue", "green"]})
+    assert sim.contents() == {"red": 1, "yellow": 3, "green": 2, "blue": 2, "purple": 3, "orange": 3}
+    sim.handle_effect({"device": "cauldron", "op": "unfill", "drops": ["red", "red"]})
+    assert sim.contents()["red"] == 0
+    assert sim.total() == 13
+
+
+def test_reset_refills_the_whole_population(make):
+    sim = make(seed=3)
+    sim.turn(50)
+    sim.handle_effect({"device": "cauldron", "op": "reset"})
+    assert sim.total() == 18
+
+
+def test_without_a_colour_sensor_the_tablet_must_ask(make, table):
+    sim = make(seed=3, colour_sensor=False)
+    sim.drop("yellow")
+    assert table.actions == [{"type": "drop"}]
+    assert sim.contents()["yellow"] == 2
+
+
+def test_consumers_can_be_wired_after_start(table):
+    sim = SimulatedCauldron(seed=1)
+    try:
+        sim.drop("green")
+        sim.sink = table.sink
+        sim.drop("green")
+        assert table.actions == [{"type": "drop", "color": "green"}]
+    finally:
+        sim.close()
+
+
+def test_turning_fast_says_turn_gently(make, table):
+    sim = make(seed=1, max_rev_per_s=3.0)
+    sim.turn(-40, speed=8.0)
+    assert [n["kind"] for n in table.notices] == ["too_fast"]
+    table.notices.clear()
+    sim.turn(-40)  # the default speed is gentle
+    assert table.notices == []
+
+
+def test_status_for_healthz(make):
+    sim = make(seed=1)
+    sim.drop("orange")
+    status = sim.status()
+    assert status["simulated"] is True
+    assert status["contents"]["orange"] == 2
+    assert status["total"] == 17
+    assert status["beam"] == "clear"
+    assert status["last_drop_color"] == "orange"
+    assert status["last_drop_at"] is not None
+
+
+def test_two_hands_on_the_grip_lose_no_drop(make, table):
+    sim = make(seed=9, detents_per_drop=2)
+    threads = [threading.Thread(target=sim.turn, args=(30,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(table.drops()) + sim.total() == 18
+    assert sim.status()["position"] == 120
+
+
+ops = st.one_of(
+    st.tuples(st.just("turn"), st.integers(-30, 30)),
+    st.tuples(st.just("drop"), st.sampled_from(COLOURS + [None])),
+    st.tuples(st.just("fill"), st.lists(st.sampled_from(COLOURS), max_size=4)),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), steps=st.lists(ops, max_size=12))
+def test_every_ball_is_accounted_for(seed, steps):
+    table = Table()
+    sim = SimulatedCauldron(seed=seed, sink=table.sink)
+    added = {c: 0 for c in COLOURS}
+    try:
+        for op, arg in steps:
+            if op == "turn":
+                sim.turn(arg)
+            elif op == "drop":
+                try:
+                    sim.drop(arg)
+                except SimulationRefused:
+                    assert (sim.total() == 0) if arg is None else sim.contents()[arg] == 0
+            else:
+                sim.handle_effect({"device": "cauldron", "op": "fill", "drops": arg})
+                for colour in arg:
+                    added[colour] += 1
+            fallen = table.drops()
+            for colour in COLOURS:
+                assert sim.contents()[colour] == 3 + added[colour] - fallen.count(colour)
+            assert sim.status()["drops_seen"] == len(fallen)
+    finally:
+        sim.close()
+
+
+def test_sim_clock_runs_on_real_time_plus_simulated_time():
+    manual = SimClock(real=False)
+    assert manual() == 0.0
+    manual.advance(0.25)
+    assert manual() == 0.25
+    with pytest.raises(ValueError):
+        manual.advance(-1)
+    real = SimClock()
+    before = real()
+    real.advance(10)
+    assert real() >= before + 10
+
+
+def test_close_releases_the_mock_pins(make):
+    sim = make(seed=1)
+    sim.close()
+    sim.close()
+    from controller.devices.cauldron import Cauldron
+    again = Cauldron(17, 27, 22, pin_factory=sim.pin_factory)
+    again.close()
+
+
+def test_from_config(table):
+    from controller.config import Config
+    defaults = Config.defaults()
+    simulation = dict(defaults["simulation"], detents_per_drop=1, colour_sensor=False)
+    cauldron = dict(defaults["cauldron"], detents_per_revolution=24)
+    sim = SimulatedCauldron.from_config(simulation, cauldron, sink=table.sink)
+    try:
+        assert sim.cauldron.detents_per_rev == 24
+        assert len(sim.turn(10)["drops"]) == 10  # one drop per detent
+        assert all(a == {"type": "drop"} for a in table.actions)
+    finally:
+        sim.close()
+
+
+def test_from_default_config_drops_carry_colours(table):
+    from controller.config import Config
+    defaults = Config.defaults()
+    sim = SimulatedCauldron.from_config(defaults["simulation"], defaults["cauldron"],
+                                        sink=table.sink)
+    try:
+        fallen = sim.turn(40)["drops"]
+        assert fallen and table.drops() == fallen
+    finally:
+        sim.close()
