@@ -1,0 +1,325 @@
+"""The forest floor on a stepper driven straight from the Pi's GPIO (step/dir).
+
+Works with any step/dir driver: A4988, DRV8825, TMC2209 in step/dir mode. One
+rising edge on STEP moves one (micro)step; DIR chooses the way; ENABLE (active
+low on those boards) powers the coils only while moving, so the motor stays cool
+and the floor can be turned by hand whenever it is idle.
+
+Motion is a trapezoidal ramp (speed up, cruise, slow down) so the trees on the
+floor do not topple, pulsed from a thread. ``stop()`` halts before the next
+step. Homing turns until a hall or optical sensor sees the home mark; if it
+has not seen it within 1.2 revolutions, or a driver's stall output trips, the
+floor goes to ``fault`` and the tablet tells the master to turn by hand.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+from gpiozero import DigitalInputDevice, DigitalOutputDevice
+
+from .forest_floor import CLOCKWISE, DIRECTIONS, FAULT, HOMING, IDLE, MOVING, ForestFloor
+
+HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
+HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
+STALL = "the floor is stuck (stall): turn it by hand"
+HOMING_REVOLUTIONS = 1.2
+
+
+class FloorBusy(RuntimeError):
+    """A move was asked for while the floor is still turning or homing."""
+
+
+def ramp_delays(steps: int, start_speed: float, top_speed: float, acceleration: float) -> list[float]:
+    """Seconds between step pulses for a trapezoidal move of ``steps`` steps.
+
+    Speed after ``d`` steps from standstill is sqrt(v0² + 2·a·d), capped at the
+    top speed, and the same counted back from the end: the move speeds up, cruises,
+    and slows down symmetrically (a triangle when it is too short to cruise).
+    """
+    if steps <= 0:
+        return []
+    if not 0 < start_speed <= top_speed or acceleration <= 0:
+        raise ValueError("need 0 < start_speed <= top_speed and acceleration > 0")
+    out = []
+    for i in range(steps):
+        d = min(i, steps - 1 - i)
+        speed = min(top_speed, math.sqrt(start_speed ** 2 + 2.0 * acceleration * d))
+        out.append(1.0 / speed)
+    return out
+
+
+class GpioForestFloor(ForestFloor):
+    simulated = False
+
+    def __init__(self, step_pin: int | str, dir_pin: int | str, *, enable_pin: int | str | None = None,
+                 home_pin: int | str | None = None, stall_pin: int | str | None = None,
+                 ants_around: int = 16, steps_per_ant: float = 200.0,
+                 top_speed: float = 800.0, start_speed: float = 100.0, acceleration: float = 1600.0,
+                 homing_speed: float = 200.0, invert_direction: bool = False,
+                 enable_active_low: bool = True, home_active_low: bool = True,
+                 stall_active_high: bool = True, pulse_width: float = 5e-6,
+                 notify_every: int | None = None, pin_factory: Any = None):
+        """Speeds in steps per second, acceleration in steps per second².
+
+        ``home_active_low``: most hall (A3144) and slotted optical sensors pull
+        their output low at the mark, so the input uses the Pi's pull-up.
+        """
+        super().__init__(ants_around)
+        if steps_per_ant <= 0:
+            raise ValueError("steps_per_ant must be positive (run `potionpi calibrate floor`)")
+        self.steps_per_ant = float(steps_per_ant)
+        self.top_speed = float(top_speed)
+        self.start_speed = float(min(start_speed, top_speed))
+        self.acceleration = float(acceleration)
+        self.homing_speed = float(homing_speed)
+        self.invert_direction = bool(invert_direction)
+        self.pulse_width = float(pulse_width)
+        # a status for the tablet about every quarter ant, not every step
+        self.notify_every = notify_every or max(1, int(self.steps_per_ant // 4))
+        self._devices: list[Any] = []
+        self.step_out = self._own(DigitalOutputDevice(step_pin, initial_value=False, pin_factory=pin_factory))
+        self.dir_out = self._own(DigitalOutputDevice(dir_pin, initial_value=False, pin_factory=pin_factory))
+        self.enable_out = None
+        if enable_pin is not None:
+            self.enable_out = self._own(DigitalOutputDevice(
+                enable_pin, active_high=not enable_active_low, initial_value=False, pin_factory=pin_factory))
+        self.home_in = None
+        if home_pin is not None:
+            self.home_in = self._own(DigitalInputDevice(home_pin, pull_up=home_active_low, pin_factory=pin_factory))
+            self.home_in.when_activated = self._home_edge
+        self.stall_in = None
+        if stall_pin is not None:
+            self.stall_in = self._own(DigitalInputDevice(
+                stall_pin, pull_up=not stall_active_high, pin_factory=pin_factory))
+            self.stall_in.when_activated = self._stall_edge
+        self._steps = 0                  # motor steps from home, clockwise positive
+        self._target_ants = 0            # where whole-ant moves aim, so rounding never drifts
+        self._home_seen = threading.Event()
+        self._stalled = threading.Event()
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._thread: threading.Thread | None = None
+        self.last_move: dict[str, Any] | None = None
+        # After a stop, a fault or a turn by hand the step count no longer matches
+        # the floor: the tablet should home it again before trusting the position.
+        self.needs_home = home_pin is not None
+        self._closed = False
+
+    def _own(self, device: Any) -> Any:
+        self._devices.append(device)
+        return device
+
+    # --- the interface ------------------------------------------------------
+    @property
+    def position(self) -> float:
+        return (self._steps / self.steps_per_ant) % self.ants_around
+
+    @property
+    def steps(self) -> int:
+        """Motor steps turned since home (clockwise positive)."""
+        return self._steps
+
+    def rotate(self, ants: int, direction: str) -> None:
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}")
+        if ants < 0:
+            raise ValueError("ants must be zero or more")
+        sign = 1 if direction == CLOCKWISE else -1
+        with self._lock:
+            self._check_free()
+            target = self._target_ants + sign * ants
+            steps = round(target * self.steps_per_ant) - self._steps
+            self._begin(MOVING, {"ants": ants, "direction": direction})
+            self._target_ants = target
+        self._launch(self._move, steps, self.top_speed)
+
+    def move_steps(self, steps: int) -> None:
+        """Nudge by motor steps (used by calibration); positive is clockwise."""
+        with self._lock:
+            self._check_free()
+            self._begin(MOVING, {"steps": steps})
+        self._launch(self._move, steps, self.top_speed)
+
+    def home(self) -> None:
+        with self._lock:
+            self._check_free()
+            self._begin(HOMING, {"home": True})
+        if self.home_in is None:
+            # No sensor: the floor is where the master lined it up by hand.
+            self._launch(self._set_home_here)
+        else:
+            self._launch(self._find_home)
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread = self._thread
+        # (a listener may call stop() before the thread has even started: then it
+        # sees the stop flag before its first step)
+        if thread is not None and thread is not threading.current_thread() and thread.ident is not None:
+            thread.join()
+        self._release()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the current move ends; False if still moving after ``timeout``."""
+        return self._idle.wait(timeout)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.stop()
+        self._closed = True
+        for device in reversed(self._devices):
+            device.close()
+
+    def status(self) -> dict[str, Any]:
+        out = super().status()
+        out["last_move"] = dict(self.last_move) if self.last_move else None
+        out["steps"] = self._steps
+        out["needs_home"] = self.needs_home
+        return out
+
+    # --- bookkeeping ------------------------------------------------------------
+    def _check_free(self) -> None:
+        if self._closed:
+            raise RuntimeError("the forest floor has been closed")
+        if self.state in (MOVING, HOMING):
+            raise FloorBusy("the forest floor is still turning")
+
+    def _begin(self, state: str, move: dict[str, Any]) -> None:
+        self.state = state
+        self.fault = None
+        self.last_move = dict(move, result="moving")
+        self._stop.clear()
+        self._stalled.clear()
+        self._idle.clear()
+
+    def _launch(self, target, *args) -> None:
+        self._thread = threading.Thread(target=self._guarded, args=(target, *args),
+                                        name="gpio-forest-floor", daemon=True)
+        self._notify()
+        self._thread.start()
+
+    def _guarded(self, target, *args) -> None:
+        result, fault = "fault", "the floor's motor thread failed: turn it by hand"
+        try:
+            result, fault = target(*args)
+        finally:
+            if result != "done":
+                # whole-ant moves go on from where the floor really is, not the old target
+                self._target_ants = round(self._steps / self.steps_per_ant)
+                self.needs_home = self.home_in is not None
+            self._release()
+            with self._lock:
+                if result == "fault":
+                    self.state, self.fault = FAULT, fault
+                else:
+                    self.state = IDLE
+                if self.last_move is not None:
+                    self.last_move["result"] = result
+            self._idle.set()
+            self._notify()
+
+    def _release(self) -> None:
+        """Coils off: the motor idles cool and the floor turns freely by hand."""
+        self.step_out.off()
+        if self.enable_out is not None:
+            self.enable_out.off()
+
+    def _home_edge(self) -> None:
+        self._home_seen.set()
+
+    def _stall_edge(self) -> None:
+        self._stalled.set()
+
+    # --- pulsing ---------------------------------------------------------------------
+    def _set_direction(self, sign: int) -> None:
+        clockwise = sign > 0
+        self.dir_out.value = clockwise != self.invert_direction
+
+    def _pulse(self, sign: int) -> None:
+        self.step_out.on()
+        # The drivers want a minimum high time (≈1–2 µs): far too short to sleep for.
+        until = time.perf_counter() + self.pulse_width
+        while time.perf_counter() < until:
+            pass
+        self.step_out.off()
+        self._steps += sign
+
+    def _drive(self, steps: int, delays: list[float], until=None) -> str:
+        """Pulse ``abs(steps)`` steps with ``delays``; "done", "stopped", "stall" or "until"."""
+        if self._stop.is_set():
+            return "stopped"
+        sign = 1 if steps > 0 else -1
+        self._set_direction(sign)
+        if self.enable_out is not None:
+            self.enable_out.on()
+            self._stop.wait(0.001)   # drivers need ~1 ms after enable before the first step
+        # Steps are timed against a running deadline, so the loop's own overhead
+        # does not slow the floor below the planned ramp.
+        due = time.perf_counter()
+        for i, delay in enumerate(delays):
+            if self._stop.is_set():
+                return "stopped"
+            if self._stalled.is_set() or (self.stall_in is not None and self.stall_in.is_active):
+                return "stall"
+            if until is not None and until():
+                return "until"
+            self._pulse(sign)
+            if (i + 1) % self.notify_every == 0:
+                self._notify()
+            due += delay
+            now = time.perf_counter()
+            if due < now - delay:
+                due = now          # fell a whole step behind (a busy Pi): never sprint to catch up
+            if self._stop.wait(max(0.0, due - now)):
+                return "stopped"
+        if self._stalled.is_set():
+            return "stall"
+        return "done"
+
+    def _move(self, steps: int, speed: float) -> tuple[str, str | None]:
+        if steps == 0:
+            return "done", None
+        delays = ramp_delays(abs(steps), self.start_speed, speed, self.acceleration)
+        how = self._drive(steps, delays)
+        if how == "stall":
+            return "fault", STALL
+        return how, None
+
+    def _set_home_here(self) -> tuple[str, str | None]:
+        self._steps = 0
+        self._target_ants = 0
+        return "done", None
+
+    def _find_home(self) -> tuple[str, str | None]:
+        revolution = self.steps_per_ant * self.ants_around
+        limit = math.ceil(HOMING_REVOLUTIONS * revolution)
+        speed = min(self.homing_speed, self.top_speed)
+        start = min(self.start_speed, speed)
+        cruise = [1.0 / speed] * limit
+        # Already on the mark: back off counter-clockwise first, so home is always
+        # approached from the same side and its edge is the same spot every time.
+        if self.home_in.is_active:
+            how = self._drive(-limit, [1.0 / start] * limit, until=lambda: not self.home_in.is_active)
+            if how == "stopped":
+                return "stopped", None
+            if how == "stall":
+                return "fault", STALL
+            if how == "done":
+                return "fault", HOME_STUCK
+        self._home_seen.clear()
+        how = self._drive(limit, cruise, until=lambda: self._home_seen.is_set() or self.home_in.is_active)
+        if how == "until":
+            self._steps = 0
+            self._target_ants = 0
+            self.needs_home = False
+            return "done", None
+        if how == "stall":
+            return "fault", STALL
+        if how == "stopped":
+            return "stopped", None
+        return "fault", HOME_NOT_FOUND

@@ -1,0 +1,708 @@
+"""Im großen Zauberwald: the master magician's tile, the turning forest, the baskets.
+
+The forest's ingredients lie loose on the forest floor, so nobody (and no
+sensor) knows where each one sits: turning the floor carries all of them round
+together, and an ingredient put back goes "back into the enchanted forest at
+random". The engine therefore tracks *how many* of each colour are in the
+forest, on each recipe card and in a basket being checked, plus the floor's
+turn in ants; the tablet shows the floor's position, never ingredient places.
+
+Round flow (``state["phase"]``)::
+
+    cards    (only with options {"cards": "physical"}) enter_card until all are in
+    choose   master: choose_tile
+    turn     master: turn (direction), or choose_tile again to change his mind
+    turning  the floor: floor_turned (sensor) / floor_turned manual (master taps done)
+    search   master: end_search (count); a player cooking his third potion: stop
+    check    basket for each seat in turn, master first; "stop!" puts a caller first
+    penalty  the player just checked: return_ingredients (which correct ones go back)
+    over     outcome() tells who won
+
+Seats are in clockwise order round the table; the master passes to the left.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .base import (Action, BadSetup, Effect, Game, IllegalAction, State, load_data,
+                   new_rng_state, rng_from, rng_store)
+
+CLOCKWISE, COUNTER_CLOCKWISE = "clockwise", "counter_clockwise"
+DIRECTIONS = (CLOCKWISE, COUNTER_CLOCKWISE)
+ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+# --- ingredient counts: plain {colour: n} dicts with no zero entries ----------
+def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    out = dict(a)
+    for colour, n in b.items():
+        if n:
+            out[colour] = out.get(colour, 0) + n
+    return {c: n for c, n in out.items() if n}
+
+
+def _sub(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    out = dict(a)
+    for colour, n in b.items():
+        out[colour] = out.get(colour, 0) - n
+    return {c: n for c, n in out.items() if n}
+
+
+def _min(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    return {c: min(n, b.get(c, 0)) for c, n in a.items() if min(n, b.get(c, 0)) > 0}
+
+
+def _total(a: dict[str, int]) -> int:
+    return sum(a.values())
+
+
+def _contains(a: dict[str, int], b: dict[str, int]) -> bool:
+    return all(a.get(c, 0) >= n for c, n in b.items())
+
+
+_ATOMS = (int, str, float, bool, type(None))
+
+
+def _plain_copy(value: Any) -> Any:
+    """Deep copy of plain JSON data, several times faster than copy.deepcopy (no memo)."""
+    if isinstance(value, dict):
+        return {k: v if isinstance(v, _ATOMS) else _plain_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [v if isinstance(v, _ATOMS) else _plain_copy(v) for v in value]
+    return value
+
+
+def _merge(parts: list[dict[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for p in parts:
+        out = _add(out, p)
+    return out
+
+
+def _words(counts: dict[str, int], order: list[str]) -> str:
+    """``{"white": 2, "yellow": 1}`` → "1 yellow, 2 white" (colours in data order)."""
+    parts = [f"{counts[c]} {c}" for c in order if counts.get(c)]
+    return ", ".join(parts) if parts else "nothing"
+
+
+class Zauberwald(Game):
+    id = "zauberwald"
+    name = "Im großen Zauberwald"
+    min_players = 2
+    max_players = 4
+
+    @classmethod
+    def default_data(cls) -> dict[str, Any]:
+        return load_data("zauberwald")
+
+    @staticmethod
+    def copy(state: State) -> State:
+        return _plain_copy(state)
+
+    def __init__(self, data: dict[str, Any] | None = None):
+        super().__init__(data)
+        d = self.data
+        self.colours: list[str] = [c["id"] for c in d["colours"]]
+        self.supply: dict[str, int] = {c["id"]: int(c["count"]) for c in d["colours"]}
+        self.ants_around: int = int(d["ants_around"])
+        self.recipe_size: int = int(d["recipe_size"])
+        self.cards_per_player: int = int(d["cards_per_player"])
+        self.magic_tiles: list[int] = sorted(int(t) for t in d["magic_tiles"])
+        self.recipes: list[dict[str, Any]] = [
+            {"number": int(r["number"]), "ingredients": {c: int(n) for c, n in r["ingredients"].items() if n}}
+            for r in d["recipes"]]
+        # A broken data file should fail loudly at start-up, naming the card.
+        if not self.magic_tiles or min(self.magic_tiles) < 1:
+            raise ValueError("zauberwald.toml: magic_tiles must be whole numbers of at least 1")
+        for r in self.recipes:
+            try:
+                self._check_recipe(r["ingredients"], f"recipe card {r['number']} in zauberwald.toml")
+            except IllegalAction as exc:
+                raise ValueError(str(exc)) from None
+
+    # --- set-up ---------------------------------------------------------------
+    def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
+        self.check_players(players)
+        options = dict(options or {})
+        cards_mode = options.get("cards", "dealt")
+        if cards_mode not in ("dealt", "physical"):
+            raise BadSetup('the "cards" option is "dealt" (the tablet deals) or "physical" (enter your cards)')
+        first = options.get("first", 0)
+        if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < len(players):
+            raise BadSetup("the youngest player, who starts, must be one of the seats")
+        n = len(players)
+        if cards_mode == "dealt" and len(self.recipes) < n * self.cards_per_player:
+            raise BadSetup(f"there are only {len(self.recipes)} recipe cards for {n} players")
+        state: State = {
+            "game": self.id,
+            "players": list(players),
+            "options": {"cards": cards_mode, "first": first},
+            "rng": new_rng_state(seed),
+            "phase": "cards",
+            "master": first,
+            "round": None,
+            "round_number": 0,
+            "tiles": [list(self.magic_tiles) for _ in players],
+            "used_tiles": [[] for _ in players],
+            "cards": [[None] * self.cards_per_player for _ in players],
+            "forest": dict(self.supply),
+            "floor": {"position": 0, "ants_around": self.ants_around},
+            "last_round": None,
+            "result": None,
+        }
+        if cards_mode == "dealt":
+            rng = rng_from(state)
+            deck = list(range(len(self.recipes)))
+            rng.shuffle(deck)
+            rng_store(state, rng)
+            for seat in range(n):
+                for slot in range(self.cards_per_player):
+                    recipe = self.recipes[deck.pop()]
+                    state["cards"][seat][slot] = self._new_card(recipe["ingredients"], recipe["number"])
+            self._start_round(state)
+        return state
+
+    def _new_card(self, ingredients: dict[str, int], number: int | None) -> dict[str, Any]:
+        return {"number": number, "recipe": dict(ingredients), "on_card": {}, "finished": False}
+
+    def _check_recipe(self, ingredients: Any, what: str) -> None:
+        if not isinstance(ingredients, dict) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in ingredients.values()):
+            raise IllegalAction(f"{what}: give each colour a whole number of ingredients")
+        unknown = [c for c in ingredients if c not in self.supply]
+        if unknown:
+            raise IllegalAction(f"{what}: there is no {unknown[0]} ingredient in this forest")
+        if _total(ingredients) != self.recipe_size:
+            raise IllegalAction(f"{what}: every recipe needs exactly {self.recipe_size} ingredients, "
+                                f"not {_total(ingredients)}")
+
+    # --- the contract -----------------------------------------------------------
+    def apply(self, state: State, action: Action) -> tuple[State, list[Effect]]:
+        if not isinstance(action, dict) or "type" not in action:
+            raise IllegalAction("an action needs a type")
+        if state["phase"] == "over":
+            raise IllegalAction("the game is over")
+        handler = getattr(self, "_do_" + str(action["type"]), None)
+        if handler is None:
+            raise IllegalAction(f"{self.name} has no action called {action['type']!r}")
+        new = self.copy(state)
+        effects = handler(new, action) or []
+        return new, effects
+
+    def legal_actions(self, state: State) -> list[Action]:
+        phase = state["phase"]
+        m = state["master"]
+        out: list[Action] = []
+        if phase == "cards":
+            used = {self._recipe_key(card["recipe"]) for cards in state["cards"] for card in cards if card}
+            for seat, cards in enumerate(state["cards"]):
+                for slot, card in enumerate(cards):
+                    if card is None:
+                        out += [{"type": "enter_card", "seat": seat, "slot": slot,
+                                 "ingredients": dict(r["ingredients"])}
+                                for r in self.recipes if self._recipe_key(r["ingredients"]) not in used]
+        elif phase in ("choose", "turn"):
+            chosen = state["round"]["tile"]
+            for tile in sorted(set(state["tiles"][m])):
+                out.append({"type": "choose_tile", "seat": m, "tile": tile})
+            if phase == "turn":
+                out += [{"type": "turn", "seat": m, "direction": d} for d in DIRECTIONS]
+                if chosen not in state["tiles"][m]:
+                    out.append({"type": "choose_tile", "seat": m, "tile": chosen})
+        elif phase == "turning":
+            out += [{"type": "floor_turned"}, {"type": "floor_turned", "manual": True}]
+        elif phase == "search":
+            tile = state["round"]["tile"]
+            out += [{"type": "end_search", "seat": m, "count": n} for n in self._allowed_counts(state, m, tile)]
+            out += [{"type": "stop", "seat": s} for s in range(len(state["players"])) if self._may_stop(state, s)]
+        elif phase == "check":
+            seat = state["round"]["to_check"][0]
+            out += [{"type": "basket", "seat": seat, "ingredients": b} for b in self._sample_baskets(state, seat)]
+            out += [{"type": "stop", "seat": s} for s in state["round"]["to_check"] if self._stop_open(state, s)]
+        elif phase == "penalty":
+            pending = state["round"]["pending"]
+            for choice in self._penalty_choices(pending):
+                out.append({"type": "return_ingredients", "seat": pending["seat"], "ingredients": choice})
+        return out
+
+    def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
+        """Everything in this game lies face up, so every seat sees the same."""
+        rnd = state["round"]
+        players = []
+        for s, name in enumerate(state["players"]):
+            cards = []
+            for card in state["cards"][s]:
+                if card is None:
+                    cards.append(None)
+                    continue
+                cards.append({"number": card["number"], "recipe": dict(card["recipe"]),
+                              "on_card": dict(card["on_card"]), "finished": card["finished"],
+                              "missing": {} if card["finished"] else _sub(card["recipe"], card["on_card"])})
+            current = self._current_card(state, s)
+            players.append({"seat": s, "name": name, "tiles": list(state["tiles"][s]),
+                            "used_tiles": list(state["used_tiles"][s]),
+                            "potions": self._potions(state, s), "current_card": current,
+                            "cards": cards, "may_stop": self._stop_open(state, s)})
+        out: dict[str, Any] = {
+            "game": self.id, "phase": state["phase"], "master": state["master"],
+            "round_number": state["round_number"], "players": players,
+            "forest": {c: state["forest"].get(c, 0) for c in self.colours},
+            "colours": [{"id": c["id"], "letter": c["letter"], "hex": c.get("hex")} for c in self.data["colours"]],
+            "floor": dict(state["floor"]), "last_round": state["last_round"], "result": state["result"],
+            "round": None,
+        }
+        if rnd is not None:
+            r = {k: rnd[k] for k in ("tile", "direction", "ants", "count", "ended_by", "stoppers", "to_check",
+                                     "results")}
+            if state["phase"] == "search":
+                r["end_search_counts"] = self._allowed_counts(state, state["master"], rnd["tile"])
+            if rnd["pending"] is not None:
+                p = rnd["pending"]
+                r["pending"] = {"seat": p["seat"], "count": p["count"], "choose_from": _merge(p["placed"]),
+                                "wrong": p["wrong"], "shortfall": p["shortfall"]}
+            else:
+                r["pending"] = None
+            out["round"] = r
+        return out
+
+    def outcome(self, state: State) -> dict[str, Any] | None:
+        return state["result"]
+
+    # --- actions ------------------------------------------------------------------
+    def _do_enter_card(self, state: State, action: Action) -> list[Effect]:
+        if state["phase"] != "cards":
+            raise IllegalAction("recipe cards are entered before the first magic tile is chosen")
+        seat = self._seat(state, action)
+        slot = action.get("slot")
+        if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot < self.cards_per_player:
+            raise IllegalAction(f"each player lays out {self.cards_per_player} recipe cards, left to right")
+        if state["cards"][seat][slot] is not None:
+            raise IllegalAction(f"{state['players'][seat]}'s {ORDINAL[slot]} card is already entered")
+        ingredients = action.get("ingredients")
+        self._check_recipe(ingredients, "this recipe card")
+        ingredients = {c: n for c, n in ingredients.items() if n}
+        key = self._recipe_key(ingredients)
+        for other_seat, cards in enumerate(state["cards"]):
+            for other_slot, card in enumerate(cards):
+                if card is not None and self._recipe_key(card["recipe"]) == key:
+                    raise IllegalAction(f"every recipe card is different, and this one is already entered as "
+                                        f"{state['players'][other_seat]}'s {ORDINAL[other_slot]} card")
+        number = next((r["number"] for r in self.recipes if self._recipe_key(r["ingredients"]) == key), None)
+        state["cards"][seat][slot] = self._new_card(ingredients, number)
+        if all(card is not None for cards in state["cards"] for card in cards):
+            self._start_round(state)
+        return []
+
+    def _do_choose_tile(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("choose", "turn"), "the master magician chooses a magic tile before the floor turns")
+        m = self._master(state, action, "chooses the magic tile")
+        rnd = state["round"]
+        hand = state["tiles"][m]
+        if rnd["tile"] is not None:  # changing his mind before turning: the tile goes back
+            hand.append(rnd["tile"])
+            hand.sort()
+            rnd["tile"] = None
+        tile = action.get("tile")
+        if tile not in hand:
+            left = ", ".join(str(t) for t in hand)
+            raise IllegalAction(f"used magic tiles leave the game: {state['players'][m]} has only {left} left")
+        hand.remove(tile)
+        rnd["tile"] = tile
+        state["phase"] = "turn"
+        return []
+
+    def _do_turn(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("turn",), "the master magician chooses a magic tile first, then turns the floor")
+        m = self._master(state, action, "turns the forest floor")
+        direction = action.get("direction")
+        if direction not in DIRECTIONS:
+            raise IllegalAction("the forest floor turns clockwise or counter-clockwise")
+        rnd = state["round"]
+        rnd["direction"] = direction
+        rnd["ants"] = rnd["tile"]
+        state["used_tiles"][m].append(rnd["tile"])
+        state["phase"] = "turning"
+        return [{"device": "forest_floor", "op": "rotate", "ants": rnd["ants"], "direction": direction}]
+
+    def _do_floor_turned(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("turning",), "the forest floor has not been told to turn")
+        rnd = state["round"]
+        step = rnd["ants"] if rnd["direction"] == CLOCKWISE else -rnd["ants"]
+        state["floor"]["position"] = (state["floor"]["position"] + step) % self.ants_around
+        rnd["turned_by_hand"] = bool(action.get("manual", False))
+        state["phase"] = "search"
+        return []
+
+    def _do_end_search(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("search",), "the search can only be ended while everyone is searching")
+        m = self._master(state, action, 'calls "end your search!"')
+        rnd = state["round"]
+        count = action.get("count")
+        allowed = self._allowed_counts(state, m, rnd["tile"])
+        if count not in allowed:
+            if len(allowed) == 1:
+                raise IllegalAction(f'the master magician may only call "end your search!" with exactly '
+                                    f'{rnd["tile"]} ingredients in his basket')
+            raise IllegalAction(f'the master magician may only call "end your search!" with '
+                                f'{allowed[0]} to {allowed[-1]} ingredients in his basket: he needs only '
+                                f'{allowed[0]} more for his last potion')
+        rnd["count"] = count
+        rnd["ended_by"] = "master"
+        self._begin_check(state, first=None)
+        return []
+
+    def _do_stop(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("search", "check"),
+                    '"stop!" is called during the search, or before your basket is checked')
+        seat = self._seat(state, action)
+        if not self._may_stop(state, seat):
+            raise IllegalAction('only a player cooking his third magic potion can call "stop!"')
+        rnd = state["round"]
+        if seat in rnd["stoppers"]:
+            raise IllegalAction(f'{state["players"][seat]} has called "stop!" already')
+        if state["phase"] == "check" and seat not in rnd["to_check"]:
+            raise IllegalAction(f'{state["players"][seat]}\'s basket has been checked already: '
+                                f'"stop!" comes before that')
+        if state["phase"] == "search":
+            rnd["ended_by"] = "stop"
+            self._begin_check(state, first=seat)
+        else:  # the master ended the search, but this basket was not checked yet
+            rnd["to_check"].remove(seat)
+            rnd["to_check"].insert(0, seat)
+        rnd["stoppers"].append(seat)
+        return []
+
+    def _do_basket(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("check",), "baskets are checked after the search has ended")
+        rnd = state["round"]
+        seat = self._seat(state, action)
+        expected = rnd["to_check"][0]
+        if seat != expected:
+            who = "the master magician's" if expected == state["master"] else f"{state['players'][expected]}'s"
+            raise IllegalAction(f"baskets are checked one after the other, {who} basket comes next")
+        basket = action.get("ingredients")
+        if not isinstance(basket, dict) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in basket.values()):
+            raise IllegalAction("say how many ingredients of each colour are in the basket")
+        unknown = [c for c in basket if c not in self.supply]
+        if unknown:
+            raise IllegalAction(f"there is no {unknown[0]} ingredient in this forest")
+        basket = {c: n for c, n in basket.items() if n}
+        rakeable = _sub(state["forest"], rnd["back"])
+        short = [c for c in basket if basket[c] > rakeable.get(c, 0)]
+        if short:
+            c = short[0]
+            raise IllegalAction(f"only {rakeable.get(c, 0)} {c} ingredients were left in the forest "
+                                f"to collect, not {basket[c]}")
+        limit = self._basket_limit(state, seat)
+        if limit is not None and _total(basket) > limit:
+            raise IllegalAction(f"the master magician ended the search with {limit} ingredients in his basket, "
+                                f"and nobody collects once the search has ended")
+        state["forest"] = _sub(state["forest"], basket)
+        self._check_basket(state, seat, basket)
+        return []
+
+    def _do_return_ingredients(self, state: State, action: Action) -> list[Effect]:
+        self._phase(state, ("penalty",), "there is no penalty to pay right now")
+        rnd = state["round"]
+        pending = rnd["pending"]
+        seat = self._seat(state, action)
+        if seat != pending["seat"]:
+            raise IllegalAction(f"{state['players'][pending['seat']]} is choosing which ingredients go back")
+        choice = action.get("ingredients")
+        if not isinstance(choice, dict) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in choice.values()):
+            raise IllegalAction("say how many ingredients of each colour go back")
+        choice = {c: n for c, n in choice.items() if n}
+        if _total(choice) != pending["count"]:
+            raise IllegalAction(f"as a penalty exactly {pending['count']} correctly collected "
+                                f"ingredient{'s' if pending['count'] != 1 else ''} go back to the forest")
+        if not _contains(_merge(pending["placed"]), choice):
+            raise IllegalAction("only ingredients you have just correctly collected this round can go back")
+        self._settle(state, pending, choice)
+        return []
+
+    # --- rules helpers --------------------------------------------------------------
+    @staticmethod
+    def _recipe_key(ingredients: dict[str, int]) -> str:
+        return ",".join(f"{c}:{n}" for c, n in sorted(ingredients.items()) if n)
+
+    def _seat(self, state: State, action: Action) -> int:
+        seat = action.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state["players"]):
+            raise IllegalAction("say which player this is")
+        return seat
+
+    def _master(self, state: State, action: Action, what: str) -> int:
+        seat = self._seat(state, action)
+        m = state["master"]
+        if seat != m:
+            raise IllegalAction(f"only the master magician ({state['players'][m]}) {what}")
+        return m
+
+    @staticmethod
+    def _phase(state: State, phases: tuple[str, ...], rule: str) -> None:
+        if state["phase"] not in phases:
+            raise IllegalAction(rule)
+
+    def _potions(self, state: State, seat: int) -> int:
+        return sum(1 for card in state["cards"][seat] if card and card["finished"])
+
+    def _current_card(self, state: State, seat: int) -> int | None:
+        """Index of the leftmost unfinished card: the only one a player collects for."""
+        for i, card in enumerate(state["cards"][seat]):
+            if card is not None and not card["finished"]:
+                return i
+        return None
+
+    def _still_needed(self, state: State, seat: int) -> int:
+        return sum(_total(_sub(c["recipe"], c["on_card"])) for c in state["cards"][seat] if not c["finished"])
+
+    def _allowed_counts(self, state: State, m: int, tile: int) -> list[int]:
+        """Basket sizes with which the master may end the search (rulebook's special case included)."""
+        need = self._still_needed(state, m)
+        if need < tile:  # he does not need that many more for his last potion
+            return list(range(need, tile + 1))
+        return [tile]
+
+    def _stop_open(self, state: State, seat: int) -> bool:
+        """May this seat call "stop!" right now?"""
+        if state["phase"] == "search":
+            return self._may_stop(state, seat)
+        if state["phase"] == "check":
+            rnd = state["round"]
+            return seat in rnd["to_check"] and seat not in rnd["stoppers"] and self._may_stop(state, seat)
+        return False
+
+    def _may_stop(self, state: State, seat: int) -> bool:
+        return self._potions(state, seat) == self.cards_per_player - 1
+
+    def _basket_limit(self, state: State, seat: int) -> int | None:
+        rnd = state["round"]
+        if seat != state["master"]:
+            return None
+        return rnd["count"] if rnd["ended_by"] == "master" else rnd["tile"]
+
+    def _start_round(self, state: State) -> None:
+        state["round_number"] += 1
+        state["phase"] = "choose"
+        state["round"] = {"tile": None, "direction": None, "ants": None, "turned_by_hand": False,
+                          "count": None, "ended_by": None, "stoppers": [], "to_check": [],
+                          "back": {}, "results": [], "pending": None}
+
+    def _begin_check(self, state: State, first: int | None) -> None:
+        n, m = len(state["players"]), state["master"]
+        order = [(m + i) % n for i in range(n)]  # master first, then clockwise
+        if first is not None:
+            order.remove(first)
+            order.insert(0, first)
+        state["round"]["to_check"] = order
+        state["phase"] = "check"
+
+    # --- checking one basket ---------------------------------------------------------
+    def _allocate(self, state: State, seat: int, basket: dict[str, int]) -> dict[str, Any]:
+        """Lay the basket onto the cards by the rule in DEFAULTS.md (before any penalty)."""
+        cards = state["cards"][seat]
+        placed: list[dict[str, int]] = [{} for _ in cards]
+        rest = dict(basket)
+        k = self._current_card(state, seat)
+        stuck = None  # first card that this basket leaves incomplete
+        while k is not None and k < len(cards):
+            need = _sub(cards[k]["recipe"], cards[k]["on_card"])
+            take = _min(rest, need)
+            placed[k] = take
+            rest = _sub(rest, take)
+            if take != need:
+                stuck = k
+                break
+            k += 1
+        later_need: dict[str, int] = {}
+        if stuck is not None:
+            for card in cards[stuck + 1:]:
+                later_need = _add(later_need, card["recipe"])
+        free = _min(rest, later_need)
+        wrong = _sub(rest, free)
+        return {"placed": placed, "free": free, "wrong": wrong}
+
+    def _check_basket(self, state: State, seat: int, basket: dict[str, int]) -> None:
+        rnd = state["round"]
+        alloc = self._allocate(state, seat, basket)
+        shortfall = 0
+        if seat == state["master"] and (rnd["ended_by"] == "master" or seat in rnd["stoppers"]):
+            expected = min(rnd["tile"], self._still_needed(state, seat))
+            shortfall = max(0, expected - _total(basket))
+        pool = alloc["placed"]
+        pool_total = sum(_total(p) for p in pool)
+        owed = min(_total(alloc["wrong"]) + shortfall, pool_total)
+        pending = {"seat": seat, "basket": basket, "placed": pool, "free": alloc["free"],
+                   "wrong": alloc["wrong"], "shortfall": shortfall, "count": owed}
+        choices = self._penalty_choices(pending)
+        if owed == 0:
+            self._settle(state, pending, {})
+        elif len(choices) == 1:
+            self._settle(state, pending, choices[0])
+        else:
+            rnd["pending"] = pending
+            state["phase"] = "penalty"
+
+    def _penalty_choices(self, pending: dict[str, Any]) -> list[dict[str, int]]:
+        """Every distinct set of ``count`` correct ingredients the player could send back."""
+        pool = _merge(pending["placed"])
+        colours = [c for c in self.colours if pool.get(c)]
+        out = []
+        for combo in itertools.combinations_with_replacement(colours, pending["count"]):
+            choice: dict[str, int] = {}
+            for c in combo:
+                choice[c] = choice.get(c, 0) + 1
+            if _contains(pool, choice):
+                out.append(choice)
+        return out
+
+    def _settle(self, state: State, pending: dict[str, Any], penalty: dict[str, int]) -> None:
+        """Pay the penalty, lay the rest on the cards, finish potions, put the rest back."""
+        rnd = state["round"]
+        seat = pending["seat"]
+        cards = state["cards"][seat]
+        order = self.colours
+        placed = [dict(p) for p in pending["placed"]]
+        # A penalty ingredient leaves the latest card first: that never breaks an earlier card.
+        owed = dict(penalty)
+        for k in reversed(range(len(placed))):
+            take = _min(owed, placed[k])
+            placed[k] = _sub(placed[k], take)
+            owed = _sub(owed, take)
+        back_free: dict[str, int] = dict(pending["free"])
+        finished: list[int] = []
+        k = self._current_card(state, seat)
+        while k is not None and k < len(cards):
+            card = cards[k]
+            laid = _add(card["on_card"], placed[k])
+            if laid == card["recipe"]:
+                card["on_card"] = {}
+                card["finished"] = True
+                finished.append(k)
+                self._to_forest(state, card["recipe"])
+                k += 1
+                continue
+            card["on_card"] = laid
+            for j in range(k + 1, len(cards)):  # the earlier card is not complete
+                back_free = _add(back_free, placed[j])
+                placed[j] = {}
+            break
+        self._to_forest(state, pending["wrong"])
+        self._to_forest(state, back_free)
+        self._to_forest(state, penalty)
+        notes = []
+        name = state["players"][seat]
+        for k, p in enumerate(placed):
+            if p and k not in finished:
+                notes.append(f"{_words(p, order)} laid on the {ORDINAL[k]} recipe card")
+        for k in finished:
+            notes.append(f"the {ORDINAL[k]} magic potion is finished: its ingredients go back to the forest "
+                         f"and the card is turned over")
+        if back_free:
+            notes.append(f"{_words(back_free, order)} back to the forest without penalty: they are for a "
+                         f"later recipe card, but the earlier card is not complete")
+        if pending["wrong"]:
+            notes.append(f"{_words(pending['wrong'], order)} wrong: not needed on any of {name}'s open "
+                         f"recipe cards, back to the forest")
+        if pending["shortfall"]:
+            notes.append(f"the master magician collected {pending['shortfall']} fewer than his magic tile says")
+        if penalty:
+            reasons = []
+            if pending["wrong"]:
+                reasons.append(f"{_total(pending['wrong'])} wrong")
+            if pending["shortfall"]:
+                reasons.append(f"{pending['shortfall']} missing")
+            notes.append(f"penalty for {' and '.join(reasons)}: {_words(penalty, order)} collected correctly "
+                         f"this round back to the forest")
+        elif pending["wrong"] or pending["shortfall"]:
+            notes.append("no penalty: nothing was correctly collected this round")
+        result = {"seat": seat, "basket": pending["basket"], "placed": placed, "finished": finished,
+                  "free": back_free, "wrong": pending["wrong"], "shortfall": pending["shortfall"],
+                  "penalty": penalty, "notes": notes}
+        rnd["results"].append(result)
+        rnd["pending"] = None
+        rnd["to_check"].pop(0)
+        if seat in rnd["stoppers"]:
+            right = self._potions(state, seat) == self.cards_per_player and not pending["wrong"]
+            result["stop"] = "right" if right else "wrong"
+            if right:
+                notes.append(f'"stop!" was right: {name} has cooked all three magic potions')
+                self._finish(state, "stop", [seat])
+                return
+            notes.append(f'"stop!" was wrong: {name} has not cooked three magic potions, the game goes on')
+        state["phase"] = "check"
+        if not rnd["to_check"]:
+            self._end_round(state)
+
+    def _to_forest(self, state: State, counts: dict[str, int]) -> None:
+        state["forest"] = _add(state["forest"], counts)
+        state["round"]["back"] = _add(state["round"]["back"], counts)
+
+    def _end_round(self, state: State) -> None:
+        rnd = state["round"]
+        state["last_round"] = {"round_number": state["round_number"], "master": state["master"],
+                               "tile": rnd["tile"], "direction": rnd["direction"],
+                               "ended_by": rnd["ended_by"], "stoppers": rnd["stoppers"],
+                               "results": rnd["results"]}
+        if all(not hand for hand in state["tiles"]):
+            self._finish(state, "tiles", None)
+            return
+        state["master"] = (state["master"] + 1) % len(state["players"])
+        self._start_round(state)
+
+    def _finish(self, state: State, ended_by: str, winners: list[int] | None) -> None:
+        n = len(state["players"])
+        potions = [self._potions(state, s) for s in range(n)]
+        on_card = []
+        for s in range(n):
+            k = self._current_card(state, s)
+            on_card.append(_total(state["cards"][s][k]["on_card"]) if k is not None else 0)
+        if winners is None:  # most potions, then most ingredients on the recipe card, else shared
+            best = max(potions)
+            winners = [s for s in range(n) if potions[s] == best]
+            if len(winners) > 1:
+                most = max(on_card[s] for s in winners)
+                winners = [s for s in winners if on_card[s] == most]
+        state["phase"] = "over"
+        state["result"] = {"winners": winners, "ended_by": ended_by,
+                           "scores": {"potions": potions, "ingredients_on_card": on_card}}
+
+    def _sample_baskets(self, state: State, seat: int) -> list[dict[str, int]]:
+        """A handful of lawful baskets for ``legal_actions`` (any lawful basket is accepted)."""
+        rnd = state["round"]
+        rakeable = _sub(state["forest"], rnd["back"])
+        limit = self._basket_limit(state, seat)
+        out: list[dict[str, int]] = [{}]
+
+        def trim(b: dict[str, int]) -> dict[str, int]:
+            if limit is None:
+                return b
+            kept: dict[str, int] = {}
+            for c in self.colours:
+                n = min(b.get(c, 0), limit - _total(kept))
+                if n > 0:
+                    kept[c] = n
+            return kept
+
+        k = self._current_card(state, seat)
+        if k is not None:
+            card = state["cards"][seat][k]
+            out.append(trim(_min(_sub(card["recipe"], card["on_card"]), rakeable)))
+        for c in self.colours:
+            if rakeable.get(c):
+                out.append({c: 1} if limit is None or limit >= 1 else {})
+        if limit:
+            filled: dict[str, int] = {}
+            for c in self.colours:
+                n = min(rakeable.get(c, 0), limit - _total(filled))
+                if n > 0:
+                    filled[c] = n
+            out.append(filled)
+        unique: list[dict[str, int]] = []
+        for b in out:
+            if b not in unique:
+                unique.append(b)
+        return unique

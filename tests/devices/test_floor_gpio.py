@@ -1,0 +1,346 @@
+"""The GPIO forest floor under gpiozero's MockFactory: pulses, direction, ramp, enable, homing."""
+import threading
+
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from controller.devices.floor_gpio import (HOME_NOT_FOUND, HOME_STUCK, STALL, FloorBusy, GpioForestFloor,
+                                           ramp_delays)
+from controller.devices.forest_floor import FAULT, IDLE
+
+STEP, DIR, ENABLE, HOME, STALL_PIN = 17, 27, 22, 23, 24
+SPA = 4  # steps per ant, small so the tests are quick
+
+
+class RecordingPin(MockPin):
+    """A MockPin that also writes every change into one log shared by all pins (global order),
+    and calls ``hook(pin, value)`` so a test can play the floor's sensors."""
+    log: list = []
+
+    def __init__(self, factory, info):
+        self.hook = None
+        super().__init__(factory, info)
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        if changed:
+            RecordingPin.log.append((self.info.name, value))
+            if self.hook is not None:
+                self.hook(self, value)
+        return changed
+
+
+@pytest.fixture
+def factory():
+    RecordingPin.log = []
+    f = MockFactory(pin_class=RecordingPin)
+    yield f
+    f.close()
+
+
+def make(factory, **kw):
+    args = dict(enable_pin=ENABLE, steps_per_ant=SPA, top_speed=20000, start_speed=5000,
+                acceleration=1e6, homing_speed=20000, pin_factory=factory)
+    args.update(kw)
+    return GpioForestFloor(STEP, DIR, **args)
+
+
+def pin(factory, n):
+    return factory.pin(n)
+
+
+def rising_edges(p):
+    return sum(1 for s in p.states[1:] if s.state)
+
+
+def log_of(name):
+    return [(n, v) for n, v in RecordingPin.log if n == name]
+
+
+def step_count_hook(at, action):
+    """A hook for the step pin: run ``action`` when the ``at``-th step pulse rises."""
+    seen = {"n": 0}
+
+    def hook(p, value):
+        if value:
+            seen["n"] += 1
+            if seen["n"] == at:
+                action()
+    return hook, seen
+
+
+def run(floor, call, *args):
+    call(*args)
+    assert floor.wait_idle(10)
+
+
+# --- pulses and direction -----------------------------------------------------------
+@pytest.mark.parametrize("ants,direction,invert,level", [
+    (3, "clockwise", False, True), (5, "counter_clockwise", False, False),
+    (2, "clockwise", True, False), (4, "counter_clockwise", True, True)])
+def test_exactly_ants_times_steps_per_ant_pulses_with_the_right_direction(factory, ants, direction,
+                                                                        invert, level):
+    floor = make(factory, invert_direction=invert)
+    step, dir_ = pin(factory, STEP), pin(factory, DIR)
+    step.clear_states()
+    RecordingPin.log.clear()
+    run(floor, floor.rotate, ants, direction)
+    assert rising_edges(step) == ants * SPA
+    assert dir_.state is level
+    # the direction is set before the first pulse and never changes during the move
+    first_pulse = RecordingPin.log.index(("GPIO17", True))
+    assert all(n != "GPIO27" for n, _ in RecordingPin.log[first_pulse:])
+    assert floor.state == IDLE and floor.status()["last_move"]["result"] == "done"
+    floor.close()
+
+
+def test_position_in_ants_follows_the_moves(factory):
+    floor = make(factory)
+    run(floor, floor.rotate, 3, "clockwise")
+    assert floor.position == 3.0
+    run(floor, floor.rotate, 5, "counter_clockwise")
+    assert floor.position == 14.0          # 3 - 5 round a rim of 16 ants
+    assert floor.steps == -2 * SPA
+    floor.close()
+
+
+def test_fractional_steps_per_ant_never_drift(factory):
+    floor = make(factory, steps_per_ant=2.5)
+    step = pin(factory, STEP)
+    step.clear_states()
+    for _ in range(4):
+        run(floor, floor.rotate, 1, "clockwise")
+    assert rising_edges(step) == 10        # 4 ants x 2.5, whatever the rounding of each move
+    assert floor.position == 4.0
+    floor.close()
+
+
+# --- ramp -------------------------------------------------------------------------------
+def test_ramp_delays_speed_up_cruise_and_slow_down():
+    delays = ramp_delays(40, start_speed=100, top_speed=800, acceleration=20000)
+    assert len(delays) == 40
+    assert delays[0] == delays[-1] == pytest.approx(1 / 100)
+    assert min(delays) == pytest.approx(1 / 800)
+    middle = delays.index(min(delays))
+    assert all(a >= b for a, b in zip(delays[:middle], delays[1:middle + 1]))
+    assert all(a <= b for a, b in zip(delays[middle:], delays[middle + 1:]))
+    assert delays == delays[::-1]
+    short = ramp_delays(5, 100, 800, 20000)   # too short to reach top speed: a triangle
+    assert short[2] < short[0] and min(short) > 1 / 800
+    assert ramp_delays(0, 100, 800, 20000) == []
+    with pytest.raises(ValueError):
+        ramp_delays(10, 0, 800, 100)
+
+
+def test_pulse_spacing_shrinks_then_grows_on_the_pin(factory):
+    floor = make(factory, start_speed=100, top_speed=800, acceleration=20000)
+    step = pin(factory, STEP)
+    step.clear_states()
+    run(floor, floor.rotate, 10, "clockwise")   # 40 steps
+    t, rises = 0.0, []
+    for s in step.states[1:]:
+        t += s.timestamp                        # MockPin stores the time since the previous change
+        if s.state:
+            rises.append(t)
+    gaps = [b - a for a, b in zip(rises, rises[1:])]
+    assert len(gaps) == 39
+    start, cruise, end = sum(gaps[:3]) / 3, min(gaps[15:24]), sum(gaps[-3:]) / 3
+    # planned: 10 ms at the ends, 1.25 ms at top speed
+    assert cruise * 2 < start and cruise * 2 < end
+    floor.close()
+
+
+# --- enable --------------------------------------------------------------------------
+def test_enable_is_held_only_while_moving(factory):
+    floor = make(factory)
+    enable = pin(factory, ENABLE)
+    assert enable.state is True            # A4988/DRV8825/TMC2209 ENABLE is active low: high = coils off
+    RecordingPin.log.clear()
+    run(floor, floor.rotate, 2, "clockwise")
+    assert enable.state is True            # released when idle
+    order = [entry for entry in RecordingPin.log if entry[0] in ("GPIO17", "GPIO22")]
+    assert order[0] == ("GPIO22", False)   # enabled before the first step
+    assert order[-1] == ("GPIO22", True)   # released after the last
+    assert order.count(("GPIO17", True)) == 2 * SPA
+    floor.close()
+
+
+def test_enable_active_high_boards(factory):
+    floor = make(factory, enable_active_low=False)
+    enable = pin(factory, ENABLE)
+    assert enable.state is False
+    hook, _ = step_count_hook(1, lambda: seen.append(enable.state))
+    seen = []
+    pin(factory, STEP).hook = hook
+    run(floor, floor.rotate, 1, "clockwise")
+    assert seen == [True] and enable.state is False
+    floor.close()
+
+
+# --- stop, busy, notifications -------------------------------------------------------------
+def test_stop_halts_at_once_and_releases(factory):
+    floor = make(factory, start_speed=200, top_speed=200)   # 5 ms a step: plenty of time to stop
+    step, enable = pin(factory, STEP), pin(factory, ENABLE)
+    three = threading.Event()
+    hook, seen = step_count_hook(3, three.set)
+    step.hook = hook
+    step.clear_states()
+    floor.rotate(16, "clockwise")
+    assert three.wait(10)
+    floor.stop()
+    pulses = rising_edges(step)
+    assert 3 <= pulses < 16 * SPA
+    assert floor.wait_idle(1) and floor.state == IDLE
+    assert floor.status()["last_move"]["result"] == "stopped"
+    assert rising_edges(step) == pulses     # not one pulse after stop() returned
+    assert enable.state is True and step.state is False
+    floor.close()
+
+
+def test_stop_from_a_listener_in_the_motor_thread(factory):
+    floor = make(factory)
+    step = pin(factory, STEP)
+    hook, _ = step_count_hook(5, floor.stop)
+    step.hook = hook
+    step.clear_states()
+    run(floor, floor.rotate, 4, "clockwise")
+    assert rising_edges(step) == 5
+    assert floor.position == pytest.approx(5 / SPA)
+    # the next whole-ant move starts from where the floor really is
+    run(floor, floor.rotate, 1, "clockwise")
+    assert floor.position == pytest.approx(2.0)
+    floor.close()
+
+
+def test_stop_from_the_first_moving_notice_moves_nothing(factory):
+    floor = make(factory)
+    step, enable = pin(factory, STEP), pin(factory, ENABLE)
+    floor.on_change(lambda status: status["state"] == "moving" and floor.stop())
+    step.clear_states()
+    enable.clear_states()
+    run(floor, floor.rotate, 4, "clockwise")
+    assert rising_edges(step) == 0 and len(enable.states) == 1   # the coils were never enabled
+    assert floor.state == IDLE and floor.status()["last_move"]["result"] == "stopped"
+    floor.close()
+
+
+def test_busy_floor_refuses_a_second_move(factory):
+    floor = make(factory, start_speed=200, top_speed=200)
+    started = threading.Event()
+    hook, _ = step_count_hook(1, started.set)
+    pin(factory, STEP).hook = hook
+    floor.rotate(8, "clockwise")
+    assert started.wait(10)
+    with pytest.raises(FloorBusy):
+        floor.rotate(1, "clockwise")
+    floor.stop()
+    floor.close()
+
+
+def test_listeners_see_moving_then_idle(factory):
+    floor = make(factory)
+    seen = []
+    floor.on_change(seen.append)
+    run(floor, floor.rotate, 2, "counter_clockwise")
+    assert seen[0]["state"] == "moving"
+    assert seen[-1]["state"] == "idle" and seen[-1]["position"] == 14.0
+    assert seen[-1]["last_move"] == {"ants": 2, "direction": "counter_clockwise", "result": "done"}
+    assert any(0 < s["position"] < 16 and s["position"] != 14.0 for s in seen[1:-1])   # motion shown
+    floor.close()
+
+
+def test_bad_arguments(factory):
+    floor = make(factory)
+    with pytest.raises(ValueError):
+        floor.rotate(2, "sideways")
+    with pytest.raises(ValueError):
+        floor.rotate(-1, "clockwise")
+    floor.close()
+    floor.close()                           # safe twice
+    with pytest.raises(RuntimeError):
+        floor.rotate(1, "clockwise")
+
+
+# --- homing ---------------------------------------------------------------------------
+def test_homing_stops_on_the_switch_edge(factory):
+    floor = make(factory, home_pin=HOME)
+    step, home = pin(factory, STEP), pin(factory, HOME)
+    assert home.state is True                      # pulled up: the hall sensor is not at the mark
+    assert floor.status()["needs_home"] is True
+    step.hook, _ = step_count_hook(10, home.drive_low)
+    step.clear_states()
+    run(floor, floor.home)
+    assert rising_edges(step) == 10                # not one step past the edge
+    assert floor.state == IDLE and floor.position == 0.0 and floor.steps == 0
+    assert floor.status()["needs_home"] is False
+    assert pin(factory, DIR).state is True         # approached clockwise
+    assert pin(factory, ENABLE).state is True      # released
+    floor.close()
+
+
+def test_missing_home_becomes_a_fault_after_one_point_two_turns(factory):
+    floor = make(factory, home_pin=HOME)
+    step = pin(factory, STEP)
+    step.clear_states()
+    run(floor, floor.home)
+    assert floor.state == FAULT and floor.fault == HOME_NOT_FOUND
+    assert "turn it by hand" in floor.status()["fault"]
+    assert rising_edges(step) == 77                # ceil(1.2 x 16 ants x 4 steps)
+    assert pin(factory, ENABLE).state is True
+    # a fault does not lock the floor: the next move is allowed and clears it
+    run(floor, floor.rotate, 1, "clockwise")
+    assert floor.state == IDLE and floor.fault is None
+    floor.close()
+
+
+def test_homing_from_on_the_mark_backs_off_then_approaches(factory):
+    home = pin(factory, HOME)
+    floor = make(factory, home_pin=HOME)
+    home.drive_low()                               # sitting on the mark
+    step = pin(factory, STEP)
+    events = []
+
+    def hook(p, value):
+        if value:
+            events.append(pin(factory, DIR).state)
+            if len(events) == 3:
+                home.drive_high()                  # backed off the mark
+            if len(events) == 8:
+                home.drive_low()                   # and found it again
+    step.hook = hook
+    run(floor, floor.home)
+    assert events == [False] * 3 + [True] * 5
+    assert floor.state == IDLE and floor.steps == 0
+    floor.close()
+
+
+def test_home_sensor_that_never_releases_is_a_fault(factory):
+    home = pin(factory, HOME)
+    floor = make(factory, home_pin=HOME)
+    home.drive_low()
+    run(floor, floor.home)
+    assert floor.state == FAULT and floor.fault == HOME_STUCK
+    floor.close()
+
+
+def test_no_home_sensor_means_home_is_here(factory):
+    floor = make(factory)
+    run(floor, floor.rotate, 3, "clockwise")
+    run(floor, floor.home)
+    assert floor.state == IDLE and floor.position == 0.0 and floor.status()["needs_home"] is False
+    floor.close()
+
+
+# --- stall ---------------------------------------------------------------------------------
+def test_stall_input_becomes_a_fault(factory):
+    floor = make(factory, home_pin=HOME, stall_pin=STALL_PIN)
+    step, stall = pin(factory, STEP), pin(factory, STALL_PIN)
+    step.hook, _ = step_count_hook(5, stall.drive_high)   # TMC2209 DIAG goes high on a stall
+    step.clear_states()
+    run(floor, floor.rotate, 4, "clockwise")
+    assert floor.state == FAULT and floor.fault == STALL
+    assert rising_edges(step) == 5
+    assert pin(factory, ENABLE).state is True
+    assert floor.status()["needs_home"] is True
+    assert floor.status()["last_move"]["result"] == "fault"
+    floor.close()
