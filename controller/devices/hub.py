@@ -7,6 +7,7 @@ factory and the configured forest-floor back-end.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any, Callable
 
 from ..config import Config
@@ -38,8 +39,11 @@ class DeviceHub:
         except Exception:
             hub.close()
             raise
-        if table is not None and table.session() is not None:
-            hub.handle_effect({"device": "*", "op": "sync", "session": table.session()})
+        if table is not None:
+            if hub.forest_floor is not None:
+                hub.forest_floor.on_change(FloorReporter(table))
+            if table.session() is not None:
+                hub.handle_effect({"device": "*", "op": "sync", "session": table.session()})
         return hub
 
     @property
@@ -89,6 +93,39 @@ class DeviceHub:
             cauldron.set_contents(counts)
         else:
             cauldron.reset()
+
+
+class FloorReporter:
+    """Tells the table when the floor finished a turn (or could not), as a sensor would.
+
+    Called from the floor's motion thread; the table is told from a short-lived thread so
+    a floor lock is never held while waiting for the table lock.
+    """
+
+    def __init__(self, table):
+        self.table = table
+        self._moving = False
+
+    def __call__(self, status: dict[str, Any]) -> None:
+        result = (status.get("last_move") or {}).get("result")
+        if result == "moving":
+            self._moving = True
+            return
+        if not self._moving or result not in ("done", "stopped", "fault"):
+            return
+        self._moving = False          # one report per move, however often status repeats
+        threading.Thread(target=self._report, args=(result, status.get("fault")), daemon=True).start()
+
+    def _report(self, result: str, fault: str | None) -> None:
+        session = self.table.session()
+        if session is None or session["game"] != "zauberwald":
+            return
+        if result == "done":
+            self.table.sensor({"type": "floor_turned"})
+        else:
+            why = fault or "the stop button was pressed"
+            self.table.notice({"kind": "floor", "message": f"The forest floor stopped ({why}): "
+                               "turn it the rest of the way by hand, then tap done."})
 
 
 def _build_cauldron(config: Config, sim: bool, sink, notice):
