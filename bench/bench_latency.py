@@ -65,16 +65,24 @@ def measure(port: int, path: str, clients: int, trigger) -> list[float]:
     proc.start()
     ready.wait(10)
     time.sleep(0.5)                       # let every stream receive its first event
-    sent = {}
+    sent = []                             # (event id, t0) in order; ids repeat across games
     for _ in range(DROPS):
-        event_id, t0 = trigger()
-        sent[event_id] = t0
+        sent.append(trigger())
         time.sleep(0.01)
     time.sleep(0.5)
     stop.set()
     seen = results.get(timeout=30)
     proc.join(10)
-    lat = [(t - sent[eid]) * 1000 for _c, eid, t in seen if eid in sent]
+    lat = []
+    for client in range(clients):
+        events = [(eid, t) for c, eid, t in seen if c == client]
+        j = 0
+        for eid, t0 in sent:              # match each drop to the next event with its id
+            while j < len(events) and not (events[j][0] == eid and events[j][1] >= t0):
+                j += 1
+            if j < len(events):
+                lat.append((events[j][1] - t0) * 1000)
+                j += 1
     missing = clients * DROPS - len(lat)
     if missing:
         print(f"    ({missing} of {clients * DROPS} events not received)")
@@ -121,7 +129,8 @@ def potionpi_runs() -> dict[int, list[float]]:
 # --- baseline: a bare Flask SSE echo on waitress --------------------------------------
 def baseline_runs() -> dict[int, list[float]]:
     from flask import Flask, Response
-    from waitress import create_server
+
+    from web_ui.server import make_server
 
     app = Flask("echo")
     subscribers: list[queue.Queue] = []
@@ -147,7 +156,7 @@ def baseline_runs() -> dict[int, list[float]]:
                 yield f"id: {n}\ndata: {{\"drop\": \"red\"}}\n\n"
         return Response(gen(), mimetype="text/event-stream")
 
-    server = create_server(app, host="127.0.0.1", port=0, threads=32)
+    server = make_server(app, "127.0.0.1", 0, threads=32)
     threading.Thread(target=server.run, daemon=True).start()
 
     def trigger():
@@ -161,13 +170,12 @@ def baseline_runs() -> dict[int, list[float]]:
     out = {}
     try:
         for clients in (1, 16):
-            out[clients] = measure(server.effective_port, "/stream", clients, trigger)
+            out[clients] = measure(server.port, "/stream", clients, trigger)
             with lock:
                 for q in subscribers:
                     q.put(None)
                 subscribers.clear()
     finally:
-        server.task_dispatcher.shutdown(timeout=2)
         server.close()
     return out
 

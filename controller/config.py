@@ -101,6 +101,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                 int, low=1, high=100),
         "turn_speed": Key(1.0, "How fast the simulated hand turns the grip, in turns per second.",
                           float, low=0.05, high=20),
+        "floor_ants_per_second": Key(4.0, "How fast the simulated forest floor turns, in ants per second.",
+                                     float, low=0.1, high=100),
         "colour_sensor": Key(True, "Does the simulated cauldron have a colour sensor? false: the tablet "
                                    "asks for each drop's colour, as on a cauldron without one.", bool),
     },
@@ -117,7 +119,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "step_pin": Key(5, "BCM pin to the driver's STEP input (gpio backend).", **GPIO_PIN),
         "dir_pin": Key(6, "BCM pin to the driver's DIR input (gpio backend).", **GPIO_PIN),
         "enable_pin": Key(13, "BCM pin to the driver's EN input, active low (gpio backend).", **GPIO_PIN),
-        "home_pin": Key(19, "BCM pin of the hall or optical home switch (gpio backend).", **GPIO_PIN),
+        "home_pin": Key(19, "BCM pin of the hall or optical home switch (gpio backend); -1: none.",
+                        int, low=-1, high=27),
+        "stall_pin": Key(-1, "BCM pin of the driver's stall/DIAG output (TMC2209); -1: none.",
+                         int, low=-1, high=27),
+        "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
+        "homing_speed": Key(200.0, "Speed while looking for home, in steps per second.", float, low=1, high=50000),
         "serial_port": Key("", "Serial port of the Pico (serial backend). Empty: found by USB id."),
     },
 }

@@ -164,12 +164,17 @@ def _build_floor(config: Config, sim: bool, sim_mcu: bool, extras: list, say):
     if backend == "sim":
         from .floor_sim import SimulatedForestFloor
         return SimulatedForestFloor(ants_around=section["ants_around"],
-                                    steps_per_ant=section["steps_per_ant"])
+                                    steps_per_ant=section["steps_per_ant"],
+                                    speed=config["simulation"]["floor_ants_per_second"])
     if backend == "gpio":
         from .floor_gpio import GpioForestFloor
         from .pins import make_pin_factory
         return GpioForestFloor(section["step_pin"], section["dir_pin"],
-                               enable_pin=section["enable_pin"], home_pin=section["home_pin"],
+                               enable_pin=section["enable_pin"],
+                               home_pin=None if section["home_pin"] < 0 else section["home_pin"],
+                               stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
+                               start_speed=section["start_speed"],
+                               homing_speed=section["homing_speed"],
                                ants_around=section["ants_around"],
                                steps_per_ant=section["steps_per_ant"],
                                top_speed=section["top_speed"],
