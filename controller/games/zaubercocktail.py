@@ -1,0 +1,547 @@
+"""Zaubercocktail (Kosmos, 2001): the scoring table for a loud trading game, 4–7 players.
+
+The cards stay real: players trade, drop out and lay down at the table. The engine
+keeps what is slow on paper — the recipe deck with the Magic Bolt, who dropped out
+first (the ring) and next (the goblet), each player's lay-down (hidden until the host
+reveals them all), the ranking with its tie-breaks, the stones on the magic path —
+and the history of every round.
+
+A round goes: ``reveal`` the recipe card → trading, with a ``drop_out`` tap per player
+who stops (ring first, then goblet) → at the last dropout each player enters a
+``lay_down`` → the host taps ``reveal_entries`` → ``draw`` taps if a tie needs the
+supply pile → stones move. ``false_trader`` sends a stone back one field at any time;
+``undo`` takes back the last action since the last recipe card was revealed.
+
+All numbers live in ``data/zaubercocktail.toml``; lay-down rules and points in
+``zaubercocktail_laydown``.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from . import zaubercocktail_laydown as laydown
+from .base import BadSetup, Game, IllegalAction, State, new_rng_state, rng_from, rng_store
+
+# Parts of the state an undo never has to restore: the RNG is only used at set-up and
+# history only grows when a recipe card is revealed, which closes the undo window.
+_NOT_IN_SNAPSHOT = ("rng", "history", "undo")
+
+
+class Zaubercocktail(Game):
+    id = "zaubercocktail"
+    name = "Zaubercocktail"
+    # Player limits come from the data file, like every other number.
+    min_players = laydown.default_data()["players"]["min"]
+    max_players = laydown.default_data()["players"]["max"]
+
+    def __init__(self, data: dict[str, Any] | None = None):
+        super().__init__(data)
+        self.min_players = self.data["players"]["min"]
+        self.max_players = self.data["players"]["max"]
+        self.kinds = laydown.kinds(self.data)
+        self.joker = self.data["black_something"]
+        deck = self.data["recipe_deck"]
+        self.bolt = deck["bolt"]
+        self.recipes = {r["id"]: r for r in self.data["recipes"]}
+        self._check_data()
+
+    def _check_data(self) -> None:
+        """A hand-edited data file that cannot work is named here, not mid-game."""
+        where = "zaubercocktail.toml"
+        forward = self.data["scoring"]["forward_places"]
+        for recipe in self.data["recipes"]:
+            if len(recipe["forward"]) != forward:
+                raise BadSetup(f"{where}: recipe card {recipe['id']} must list {forward} forward moves")
+        for table in ("stones_to_end", "ring_best"):
+            for n in range(self.min_players, self.max_players + 1):
+                if str(n) not in self.data["dropouts"][table]:
+                    raise BadSetup(f"{where}: [dropouts] {table} needs a value for {n} players")
+
+    @classmethod
+    def default_data(cls) -> dict[str, Any]:
+        return copy.deepcopy(laydown.default_data())  # the cached copy stays untouched
+
+    # --- set-up ---------------------------------------------------------------
+    def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
+        self.check_players(players)
+        options = dict(options or {})
+        unknown = set(options) - {"deck"}
+        if unknown:
+            raise BadSetup(f"Zaubercocktail has no option {sorted(unknown)[0]!r}")
+        mode = options.setdefault("deck", "digital")
+        if mode not in ("digital", "physical"):
+            raise BadSetup('the recipe deck is either "digital" (the tablet shuffles) '
+                           'or "physical" (the host taps the card revealed)')
+        state: State = {
+            "game": self.id,
+            "players": [p.strip() for p in players],
+            "options": options,
+            "rng": new_rng_state(seed),
+            "stones": [self.data["path"]["start"]] * len(players),
+            "deck": None,
+            "revealed": [],
+            "phase": "reveal",
+            "round": self._new_round(1, len(players)),
+            "history": [],
+            "undo": [],
+            "end": None,
+        }
+        if mode == "digital":
+            state["deck"] = self._shuffled_deck(state)
+        return state
+
+    def _shuffled_deck(self, state: State) -> list[str]:
+        """Recipe cards top first, the Magic Bolt shuffled in among the bottom cards."""
+        rng = rng_from(state)
+        cards = [r["id"] for r in self.data["recipes"]]
+        rng.shuffle(cards)
+        below = min(self.data["recipe_deck"]["bolt_among_bottom"] - 1, len(cards))
+        top, bottom = cards[:len(cards) - below], cards[len(cards) - below:] + [self.bolt["id"]]
+        rng.shuffle(bottom)
+        rng_store(state, rng)
+        return top + bottom
+
+    def _new_round(self, number: int, seats: int) -> dict:
+        deal = self.data["deal"]
+        return {"number": number,
+                "deal": deal["first_round"] if number == 1 else deal["later_rounds"],
+                "recipe": None, "dropouts": [], "false_traders": [],
+                "entries": [None] * seats, "entries_revealed": False,
+                "order": None, "drawn": [None] * seats, "draw_log": [], "results": None}
+
+    # --- small lookups ----------------------------------------------------------
+    def _count_rule(self, table: str, state: State) -> int:
+        return self.data["dropouts"][table][str(len(state["players"]))]
+
+    def _seat(self, state: State, action: dict) -> int:
+        seat = action.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
+            raise IllegalAction("Choose one of the players at this table")
+        return seat
+
+    def _card_name(self, card_id: str) -> str:
+        if card_id == self.bolt["id"]:
+            return self.bolt["name"]
+        recipe = self.recipes[card_id]
+        return "/".join(str(f) for f in recipe["forward"]) + f"/−{recipe['back']}"
+
+    def _unrevealed(self, state: State) -> list[str]:
+        if state["deck"] is not None:
+            return state["deck"]
+        gone = set(state["revealed"])
+        return [c for c in [*self.recipes, self.bolt["id"]] if c not in gone]
+
+    # --- actions ----------------------------------------------------------------
+    def legal_actions(self, state: State) -> list[dict]:
+        """Every action the table can take now.
+
+        Lay-downs are too many to list (about 10,000 per player), so for each player who
+        may enter one this lists laying nothing and every single set of natural cards;
+        ``apply`` accepts any legal lay-down and ``view()["entry_rules"]`` describes them.
+        """
+        phase, rnd, seats = state["phase"], state["round"], range(len(state["players"]))
+        actions: list[dict] = []
+        if phase in ("reveal", "scored"):
+            if state["options"]["deck"] == "digital":
+                actions.append({"type": "reveal"})
+            else:
+                actions += [{"type": "reveal", "card": c} for c in self._unrevealed(state)]
+        elif phase == "trading":
+            actions += [{"type": "drop_out", "seat": s} for s in seats if s not in rnd["dropouts"]]
+            for s in rnd["dropouts"]:
+                actions += self._sample_lay_downs(s)
+        elif phase == "laying":
+            for s in seats:
+                actions += self._sample_lay_downs(s)
+            if all(e is not None for e in rnd["entries"]):
+                actions.append({"type": "reveal_entries"})
+        elif phase == "tiebreak":
+            for s in self._seats_to_draw(state):
+                actions += [{"type": "draw", "seat": s, "kind": k} for k in [*self.kinds, self.joker["id"]]]
+        if phase != "over":
+            actions += [{"type": "false_trader", "seat": s} for s in seats]
+        if state["undo"]:
+            actions.append({"type": "undo"})
+        return actions
+
+    def _sample_lay_downs(self, seat: int) -> list[dict]:
+        out = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
+        least = self.data["scoring"]["min_per_kind"]
+        for kid, kind in self.kinds.items():
+            for n in range(least, min(kind["most"], kind["cards"]) + 1):
+                out.append({"type": "lay_down", "seat": seat, "cards": {kid: n}, "black": {}})
+        return out
+
+    def apply(self, state: State, action: dict) -> tuple[State, list[dict]]:
+        if not isinstance(action, dict):
+            raise IllegalAction("An action must say what happened")
+        kind = action.get("type")
+        if kind == "undo":
+            return self._undo(state)
+        handler = {"reveal": self._reveal, "drop_out": self._drop_out,
+                   "false_trader": self._false_trader, "lay_down": self._lay_down,
+                   "reveal_entries": self._reveal_entries, "draw": self._draw}.get(kind)
+        if handler is None:
+            raise IllegalAction(f"Zaubercocktail has no action called {kind!r}")
+        if state["phase"] == "over":
+            raise IllegalAction("The game is over")
+        new = self.copy(state)
+        if kind != "reveal":
+            new["undo"].append({k: self.copy(v) for k, v in state.items() if k not in _NOT_IN_SNAPSHOT})
+        effects = handler(new, action) or []
+        return new, effects
+
+    def _undo(self, state: State) -> tuple[State, list[dict]]:
+        if not state["undo"]:
+            raise IllegalAction("There is nothing to undo since the recipe card was revealed")
+        new = self.copy(state["undo"][-1])
+        new["rng"], new["history"] = self.copy(state["rng"]), self.copy(state["history"])
+        new["undo"] = self.copy(state["undo"][:-1])
+        return new, []
+
+    def _reveal(self, state: State, action: dict) -> list[dict]:
+        if state["phase"] not in ("reveal", "scored"):
+            raise IllegalAction("The next recipe card is revealed only after this round has been scored")
+        if state["options"]["deck"] == "digital":
+            if "card" in action:
+                raise IllegalAction("The tablet deals the recipe cards in this game: just tap reveal")
+            card = state["deck"].pop(0)
+        else:
+            card = action.get("card")
+            if card not in self._unrevealed(state):
+                raise IllegalAction("Tap the recipe card that was just turned over "
+                                    "(one that has not been revealed yet)")
+        if state["phase"] == "scored":
+            state["history"].append(state["round"])
+            state["round"] = self._new_round(state["round"]["number"] + 1, len(state["players"]))
+        state["revealed"].append(card)
+        state["round"]["recipe"] = card
+        state["undo"] = []  # rulebook rounds are final once the next card is up
+        if card == self.bolt["id"]:
+            state["phase"] = "over"
+            state["end"] = {"reason": "magic_bolt", "round": state["round"]["number"]}
+            return [{"type": "game_over", "reason": "magic_bolt"}]
+        state["phase"] = "trading"
+        return []
+
+    def _drop_out(self, state: State, action: dict) -> None:
+        seat = self._seat(state, action)
+        rnd = state["round"]
+        if state["phase"] != "trading":
+            raise IllegalAction("Players drop out only while the trading is on")
+        if seat in rnd["dropouts"]:
+            raise IllegalAction(f"{state['players'][seat]} has already stopped trading")
+        rnd["dropouts"].append(seat)
+        if len(rnd["dropouts"]) >= self._count_rule("stones_to_end", state):
+            state["phase"] = "laying"
+
+    def _false_trader(self, state: State, action: dict) -> None:
+        seat = self._seat(state, action)
+        start = self.data["path"]["start"]
+        before = state["stones"][seat]
+        state["stones"][seat] = max(start, before - self.data["scoring"]["false_trader_back"])
+        state["round"]["false_traders"].append({"seat": seat, "from": before, "to": state["stones"][seat]})
+
+    def _lay_down(self, state: State, action: dict) -> None:
+        seat = self._seat(state, action)
+        rnd = state["round"]
+        if state["phase"] == "trading":
+            if seat not in rnd["dropouts"]:
+                raise IllegalAction(f"{state['players'][seat]} is still trading: lay down after "
+                                    "dropping out or when the round ends")
+        elif state["phase"] != "laying":
+            raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
+        sets = laydown.check_lay_down(action.get("cards"), action.get("black"), self.data)
+        rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
+                                "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
+
+    def _reveal_entries(self, state: State, action: dict) -> list[dict]:
+        rnd = state["round"]
+        if state["phase"] != "laying":
+            raise IllegalAction("The lay-downs are revealed when the round has ended")
+        missing = [state["players"][s] for s, e in enumerate(rnd["entries"]) if e is None]
+        if missing:
+            raise IllegalAction("Everyone lays down before the cards are turned over; "
+                                "still waiting for " + ", ".join(missing))
+        rnd["entries_revealed"] = True
+        totals = [self._entry_score(e) for e in rnd["entries"]]
+        layers = sorted((s for s, t in enumerate(totals) if t["cards_played"]),
+                        key=lambda s: (-totals[s]["points"], -totals[s]["cards_played"], s))
+        order: list[list[int]] = []
+        for s in layers:
+            key = (totals[s]["points"], totals[s]["cards_played"])
+            if order and (totals[order[-1][0]]["points"], totals[order[-1][0]]["cards_played"]) == key:
+                order[-1].append(s)
+            else:
+                order.append([s])
+        rnd["order"] = order
+        return self._settle(state)
+
+    def _entry_score(self, entry: dict) -> dict:
+        return laydown.score(laydown.check_lay_down(entry["cards"], entry["black"], self.data))
+
+    # --- ranking and tie-breaks -------------------------------------------------
+    def _layers_and_nothing(self, state: State) -> tuple[int, bool]:
+        rnd = state["round"]
+        layers = sum(len(g) for g in rnd["order"])
+        return layers, layers < len(state["players"])
+
+    def _move_at(self, state: State, position: int) -> int:
+        """Recipe move for a laying player at this place (0 = best)."""
+        recipe = self.recipes[state["round"]["recipe"]]
+        layers, someone_laid_nothing = self._layers_and_nothing(state)
+        if position < len(recipe["forward"]):
+            return recipe["forward"][position]
+        # Players who laid nothing are the lowest; only without them is the last layer lowest.
+        if not someone_laid_nothing and position == layers - 1:
+            return -recipe["back"]
+        return 0
+
+    def _groups_with_places(self, state: State) -> list[tuple[list[int], int]]:
+        out, place = [], 0
+        for group in state["round"]["order"]:
+            out.append((group, place))
+            place += len(group)
+        return out
+
+    def _undecided(self, state: State) -> list[list[int]]:
+        """Tied groups whose order changes somebody's move: they must draw."""
+        ring = state["round"]["dropouts"][0]
+        best = self._count_rule("ring_best", state)
+        out = []
+        for group, place in self._groups_with_places(state):
+            if len(group) < 2:
+                continue
+            places = range(place, place + len(group))
+            moves = {self._move_at(state, p) for p in places}
+            ring_sides = {p < best for p in places} if ring in group else set()
+            if len(moves) > 1 or len(ring_sides) > 1:
+                out.append(group)
+        return out
+
+    def _seats_to_draw(self, state: State) -> list[int]:
+        drawn = state["round"]["drawn"]
+        return [s for g in self._undecided(state) for s in g if drawn[s] is None]
+
+    def _draw(self, state: State, action: dict) -> list[dict]:
+        seat = self._seat(state, action)
+        rnd = state["round"]
+        if state["phase"] != "tiebreak":
+            raise IllegalAction("Cards are drawn only to break a tie after the lay-downs are revealed")
+        if seat not in [s for g in self._undecided(state) for s in g]:
+            raise IllegalAction(f"{state['players'][seat]} is not in a tie that needs a draw")
+        if rnd["drawn"][seat] is not None:
+            raise IllegalAction(f"{state['players'][seat]} has already drawn; wait for the others in the tie")
+        kind = action.get("kind")
+        if kind == self.joker["id"]:
+            rnd["draw_log"].append({"seat": seat, "kind": kind, "value": None})
+            return []  # a Black Something has no value: that player draws again
+        if kind not in self.kinds:
+            raise IllegalAction("Say which ingredient was drawn")
+        value = laydown.single_card_value(self.kinds[kind])
+        rnd["drawn"][seat] = kind
+        rnd["draw_log"].append({"seat": seat, "kind": kind, "value": value})
+        order = []
+        for group in rnd["order"]:
+            if len(group) > 1 and all(rnd["drawn"][s] is not None for s in group):
+                values = sorted({laydown.single_card_value(self.kinds[rnd["drawn"][s]]) for s in group},
+                                reverse=True)
+                order += [[s for s in group if laydown.single_card_value(self.kinds[rnd["drawn"][s]]) == v]
+                          for v in values]
+                for s in group:
+                    rnd["drawn"][s] = None  # a tie that remains draws again
+            else:
+                order.append(group)
+        rnd["order"] = order
+        return self._settle(state)
+
+    def _settle(self, state: State) -> list[dict]:
+        if self._undecided(state):
+            state["phase"] = "tiebreak"
+            return []
+        return self._score_round(state)
+
+    # --- scoring ----------------------------------------------------------------
+    def _score_round(self, state: State) -> list[dict]:
+        rnd, players = state["round"], state["players"]
+        path, rules = self.data["path"], self.data["dropouts"]
+        ring = rnd["dropouts"][0]
+        best = self._count_rule("ring_best", state)
+        recipe = self.recipes[rnd["recipe"]]
+        place_of: dict[int, int] = {}
+        shared: dict[int, bool] = {}
+        for group, place in self._groups_with_places(state):
+            for s in group:
+                place_of[s], shared[s] = place, len(group) > 1
+        layers = len(place_of)
+        results = []
+        for seat, entry in enumerate(rnd["entries"]):
+            sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
+            total = laydown.score(sets)
+            moves = []
+            if seat in place_of:
+                move = self._move_at(state, place_of[seat])
+                if move:
+                    moves.append({"why": "recipe", "fields": move})
+                in_best = place_of[seat] < best
+            else:
+                moves.append({"why": "laid_nothing", "fields": -recipe["back"]})
+                in_best = False
+            if seat == ring:
+                moves.append({"why": "ring", "fields": rules["ring_bonus"] if in_best else -rules["ring_bonus"]})
+            before = state["stones"][seat]
+            after = min(path["target"], max(path["start"], before + sum(m["fields"] for m in moves)))
+            state["stones"][seat] = after
+            results.append({
+                "seat": seat, "name": players[seat], "sets": sets, **total,
+                "laid_nothing": seat not in place_of,
+                "rank": place_of[seat] + 1 if seat in place_of else layers + 1,
+                "shared_rank": shared.get(seat, seat not in place_of and len(players) - layers > 1),
+                "tie_break": self._tie_break(state, seat, total),
+                "drew": [d["kind"] for d in rnd["draw_log"] if d["seat"] == seat],
+                "ring": seat == ring, "goblet": seat in rnd["dropouts"][1:],
+                "moves": moves, "from": before, "to": after, "moved": after - before,
+            })
+        rnd["results"] = results
+        state["phase"] = "scored"
+        effects = [{"type": "stones_moved", "stones": list(state["stones"])}]
+        if path["target"] in state["stones"]:
+            state["phase"] = "over"
+            state["end"] = {"reason": "target", "round": rnd["number"]}
+            effects.append({"type": "game_over", "reason": "target"})
+        return effects
+
+    def _tie_break(self, state: State, seat: int, total: dict) -> str | None:
+        """Which rule placed this player among others with the same points."""
+        if not total["cards_played"]:
+            return None
+        rnd = state["round"]
+        same_points = [s for s, e in enumerate(rnd["entries"]) if s != seat
+                       and self._entry_score(e)["points"] == total["points"] and self._entry_score(e)["cards_played"]]
+        if not same_points:
+            return None
+        if any(self._entry_score(rnd["entries"][s])["cards_played"] == total["cards_played"] for s in same_points):
+            group = next(g for g in rnd["order"] if seat in g)
+            return "shared" if len(group) > 1 else "draw"
+        return "cards"
+
+    # --- views --------------------------------------------------------------------
+    def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
+        rnd, players, phase = state["round"], state["players"], state["phase"]
+        path = self.data["path"]
+        recipe_id = rnd["recipe"]
+        dropouts = rnd["dropouts"]
+        pending_draw = self._seats_to_draw(state) if phase == "tiebreak" else []
+        revealed = rnd["entries_revealed"]
+        table = laydown.points_table(self.data)
+        view: dict[str, Any] = {
+            "game": self.id,
+            "phase": phase,
+            "prompt": self._prompt(state),
+            "path": {"start": path["start"], "target": path["target"]},
+            "players": [{
+                "seat": s, "name": name, "field": state["stones"][s],
+                "dropped_out": ("ring" if dropouts[:1] == [s] else "goblet" if s in dropouts else None),
+                "entered": rnd["entries"][s] is not None,
+                "to_draw": s in pending_draw,
+            } for s, name in enumerate(players)],
+            "round": {
+                "number": rnd["number"], "deal": rnd["deal"],
+                "deal_reminder": f"Deal {rnd['deal']} cards to each player, one at a time.",
+                "recipe": self._card_view(recipe_id),
+                "ring": dropouts[0] if dropouts else None,
+                "goblet": dropouts[1:],
+                "stones_to_end": self._count_rule("stones_to_end", state),
+                "false_traders": rnd["false_traders"],
+                "entries": [self._entry_view(e) if revealed and e is not None else None
+                            for e in rnd["entries"]],
+                "draws": rnd["draw_log"],
+                "order": rnd["order"] if revealed else None,
+                "results": rnd["results"],
+            },
+            "next_deal": self.data["deal"]["later_rounds"] if phase == "scored" else None,
+            "recipe_deck": {"mode": state["options"]["deck"],
+                            "remaining": len(self._unrevealed(state)),
+                            "revealed": [self._card_view(c) for c in state["revealed"]]},
+            "kinds": [{**kind, "single_card_value": laydown.single_card_value(kind), "points": table[kid]}
+                      for kid, kind in self.kinds.items()],
+            "black_something": dict(self.joker),
+            "entry_rules": {"max_kinds": self.data["scoring"]["max_kinds"],
+                            "min_per_kind": self.data["scoring"]["min_per_kind"],
+                            "black_needs_natural": True},
+            "ring_best": self._count_rule("ring_best", state),
+            "ring_bonus": self.data["dropouts"]["ring_bonus"],
+            "forward_places": self.data["scoring"]["forward_places"],
+            "history": [self._round_summary(r) for r in state["history"]],
+            "can_undo": bool(state["undo"]),
+            "outcome": self.outcome(state),
+        }
+        if seat is not None:
+            if not isinstance(seat, int) or not 0 <= seat < len(players):
+                raise IllegalAction("Choose one of the players at this table")
+            entry = rnd["entries"][seat]
+            view["you"] = {"seat": seat, "name": players[seat],
+                           "entry": self._entry_view(entry) if entry is not None else None,
+                           "may_enter": self._may_enter(state, seat),
+                           "preview": laydown.preview(entry["cards"] if entry else {},
+                                                      entry["black"] if entry else {}, self.data)}
+        return view
+
+    def _may_enter(self, state: State, seat: int) -> bool:
+        return state["phase"] == "laying" or (state["phase"] == "trading" and seat in state["round"]["dropouts"])
+
+    def _card_view(self, card_id: str | None) -> dict | None:
+        if card_id is None:
+            return None
+        if card_id == self.bolt["id"]:
+            return {"id": card_id, "name": self.bolt["name"], "magic_bolt": True}
+        recipe = self.recipes[card_id]
+        return {"id": card_id, "name": self._card_name(card_id), "magic_bolt": False,
+                "forward": list(recipe["forward"]), "back": recipe["back"]}
+
+    def _entry_view(self, entry: dict) -> dict:
+        sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
+        return {"cards": dict(entry["cards"]), "black": dict(entry["black"]), "sets": sets,
+                **laydown.score(sets)}
+
+    def _round_summary(self, rnd: dict) -> dict:
+        return {"number": rnd["number"], "deal": rnd["deal"], "recipe": self._card_view(rnd["recipe"]),
+                "ring": rnd["dropouts"][0] if rnd["dropouts"] else None, "goblet": rnd["dropouts"][1:],
+                "false_traders": rnd["false_traders"], "draws": rnd["draw_log"],
+                "results": rnd["results"]}
+
+    def _prompt(self, state: State) -> str:
+        rnd, phase, players = state["round"], state["phase"], state["players"]
+        if phase == "reveal":
+            return (f"Deal {rnd['deal']} cards to each player. When everyone has looked at "
+                    "their cards, reveal the recipe card.")
+        if phase == "trading":
+            left = self._count_rule("stones_to_end", state) - len(rnd["dropouts"])
+            where = "the ring" if not rnd["dropouts"] else "the goblet"
+            return (f"Trade! Tap a player who stops trading (their magic stone goes in {where}); "
+                    f"the round ends after {left} more.")
+        if phase == "laying":
+            missing = [players[s] for s, e in enumerate(rnd["entries"]) if e is None]
+            if missing:
+                return "Enter each lay-down (hidden until revealed). Waiting for " + ", ".join(missing) + "."
+            return "Everyone has laid down: reveal the lay-downs."
+        if phase == "tiebreak":
+            names = [players[s] for s in self._seats_to_draw(state)]
+            return ("A tie: each of " + ", ".join(names) + " draws a card from the supply pile; "
+                    "tap the ingredient drawn (a Black Something is drawn again).")
+        if phase == "scored":
+            return (f"Stones moved. Put the laid cards under the supply pile, deal "
+                    f"{self.data['deal']['later_rounds']} cards to each player, then reveal the next recipe card.")
+        end = state["end"] or {}
+        why = "The Magic Bolt is out" if end.get("reason") == "magic_bolt" else "A stone reached the target field"
+        names = [players[s] for s in self.outcome(state)["winners"]]
+        return f"{why}: " + " and ".join(names) + (" win!" if len(names) > 1 else " wins!")
+
+    def outcome(self, state: State) -> dict[str, Any] | None:
+        if state["phase"] != "over":
+            return None
+        furthest = max(state["stones"])
+        return {"winners": [s for s, f in enumerate(state["stones"]) if f == furthest],
+                "scores": list(state["stones"]), "reason": state["end"]["reason"],
+                "rounds_scored": len([r for r in [*state["history"], state["round"]] if r["results"]])}
