@@ -46,6 +46,7 @@ class TableContext:
     gate: PinGate
     settings: dict[str, Any]
     shutdown: threading.Event = field(default_factory=threading.Event)
+    extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
     _streams: int = 0
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -103,8 +104,10 @@ def create_app(*, table: Any, devices: Any = None, pin: str, secret_key: str | b
                      window=float(merged["pin_window_seconds"])),
         settings=merged)
 
-    from . import api, errors, pages, stream
+    from . import api, errors, floor_api, pages, stream, zaubercocktail_api
     app.register_blueprint(api.bp)
+    app.register_blueprint(floor_api.bp)
+    app.register_blueprint(zaubercocktail_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)
     errors.register(app)

@@ -1,0 +1,91 @@
+"""The tablet page and its assets: served from the package, nothing from outside."""
+from __future__ import annotations
+
+import html
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+from .helpers import start_game
+
+PACKAGE = Path(str(resources.files("web_ui")))
+ASSETS = sorted(p for p in (PACKAGE / "static").rglob("*") if p.is_file()) + \
+    sorted((PACKAGE / "templates").glob("*.html"))
+# The SVG namespace is a name, not an address anything is fetched from.
+ALLOWED_URLS = {"http://www.w3.org/2000/svg"}
+
+
+def boot_data(page: str) -> dict:
+    match = re.search(r'<script type="application/json" id="boot">(.*?)</script>', page, re.S)
+    assert match
+    return json.loads(html.unescape(match.group(1)))
+
+
+def test_the_page_renders_the_start_screen_data_when_no_game_runs(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    boot = boot_data(page)
+    assert boot["session"] is None and boot["simulated"] is True and boot["unlocked"] is False
+    assert "mirakel-mix" in {g["id"] for g in boot["games"]}
+    assert 'value="mirakel-mix"' in page                  # server-rendered game choice
+    assert page.count('name="player"') == 4               # up to four names
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_the_page_carries_the_running_session_so_it_draws_at_once(client):
+    session = start_game(client)
+    boot = boot_data(client.get("/").get_data(as_text=True))
+    assert boot["session"] == session
+
+
+def test_player_names_cannot_break_out_of_the_boot_data(client):
+    start_game(client, players=["</script><b>Ann", "Ben"])
+    page = client.get("/").get_data(as_text=True)
+    assert "</script><b>" not in page
+    assert boot_data(page)["session"]["players"][0] == "</script><b>Ann"
+
+
+def test_every_asset_is_served_with_a_type_a_browser_accepts(client):
+    types = {".js": "text/javascript", ".css": "text/css"}
+    for path in ASSETS:
+        if path.parent.name == "templates":
+            continue
+        url = "/static/" + path.relative_to(PACKAGE / "static").as_posix()
+        response = client.get(url)
+        assert response.status_code == 200, url
+        if path.suffix in types:      # ES modules are refused with any other MIME type
+            assert response.content_type.startswith(types[path.suffix]), (url, response.content_type)
+
+
+def test_the_page_loads_only_assets_that_exist(client):
+    page = client.get("/").get_data(as_text=True)
+    for url in re.findall(r'(?:src|href)="(/static/[^"]+)"', page):
+        assert client.get(url).status_code == 200, url
+    for path in (PACKAGE / "static" / "js").glob("*.js"):
+        for module in re.findall(r'from "\./([^"]+)"', path.read_text()):
+            assert (path.parent / module).is_file(), f"{path.name} imports a missing {module}"
+
+
+def test_nothing_is_fetched_from_outside_the_table(client):
+    """Works offline on the table's own Wi-Fi: no CDN, no web font, no external URL."""
+    texts = {str(p): p.read_text() for p in ASSETS}
+    texts["rendered page"] = client.get("/").get_data(as_text=True)
+    for name, text in texts.items():
+        urls = set(re.findall(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"')]*", text))
+        assert urls <= ALLOWED_URLS, (name, urls - ALLOWED_URLS)
+        assert "@import" not in text and "@font-face" not in text, name
+
+
+def test_every_drop_colour_has_a_letter_and_an_okabe_ito_colour():
+    css = (PACKAGE / "static" / "table.css").read_text()
+    okabe_ito = {"red": "#d55e00", "orange": "#e69f00", "yellow": "#f0e442", "green": "#009e73",
+                 "blue": "#0072b2", "purple": "#cc79a7"}
+    for colour, hex_value in okabe_ito.items():
+        assert f"--c-{colour}: {hex_value}" in css
+        assert f".c-{colour}" in css
+    ui = (PACKAGE / "static" / "js" / "ui.js").read_text()
+    for colour, letter in {"red": "R", "yellow": "Y", "green": "G", "blue": "B", "purple": "P",
+                           "orange": "O"}.items():
+        assert f'{colour}: {{ letter: "{letter}"' in ui

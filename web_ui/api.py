@@ -1,0 +1,178 @@
+"""The JSON API under /api/v1 and GET /healthz (contract: docs/api.md)."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+
+from controller import games
+from controller.games import IllegalAction
+from controller.table import NoGame, VersionConflict
+
+from . import auth, ctx
+from .errors import ApiError
+
+bp = Blueprint("api", __name__)
+
+NO_GAME = "no game is running; start one with POST /api/v1/session"
+
+
+# --- reading the request -------------------------------------------------------------
+def json_object() -> dict[str, Any]:
+    """The request body as a JSON object, or 400 saying what is wrong with it."""
+    data = request.get_json(silent=True, force=True)
+    if data is None:
+        raise ApiError(400, "the request body must be JSON")
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+def whole_number(data: dict[str, Any], key: str, *, low: int | None = None,
+                 high: int | None = None) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(400, f'"{key}" must be a whole number')
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ApiError(400, f'"{key}" must be from {low} to {high}')
+    return value
+
+
+# --- health and games ------------------------------------------------------------------
+@bp.get("/healthz")
+def healthz():
+    c = ctx()
+    devices = c.devices.status() if c.devices is not None else {}
+    session = c.table.session()
+    return jsonify({"status": "ok", "devices": devices, "simulated": c.simulated,
+                    "game": None if session is None else {"id": session["id"], "game": session["game"],
+                                                          "version": session["version"]},
+                    "streams": c.streams})
+
+
+def offered_games() -> list[dict[str, Any]]:
+    """The games this build runs, with their player counts (also on the start screen)."""
+    result = []
+    for game_id in games.available():
+        info = games.load(game_id).info()
+        result.append({"id": info["id"], "name": info["name"],
+                       "min_players": info["min_players"], "max_players": info["max_players"]})
+    return result
+
+
+@bp.get("/api/v1/games")
+def list_games():
+    return jsonify(offered_games())
+
+
+# --- the session (the running game) --------------------------------------------------
+@bp.get("/api/v1/session")
+def get_session():
+    session = ctx().table.session()
+    if session is None:
+        raise ApiError(404, NO_GAME)
+    return jsonify(session)
+
+
+@bp.post("/api/v1/session")
+@auth.table_required
+def start_session():
+    data = json_object()
+    game_id = data.get("game")
+    if not isinstance(game_id, str) or not game_id:
+        raise ApiError(400, '"game" must name a game, e.g. "mirakel-mix"')
+    offered = games.available()
+    if game_id not in offered:
+        raise ApiError(400, f'there is no game "{game_id}" here; this table runs: {", ".join(offered)}')
+    players = data.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise ApiError(400, '"players" must be a list of names, e.g. ["Ann", "Ben"]')
+    players = [p.strip() for p in players]
+    seed = whole_number(data, "seed", low=0, high=2**63 - 1)
+    options = data.get("options", {})
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ApiError(400, '"options" must be a JSON object')
+    try:
+        session = ctx().table.start(game_id, players, seed, options)
+    except IllegalAction as exc:            # BadSetup: e.g. five players for a 2-4 player game
+        raise ApiError(422, str(exc)) from None
+    return jsonify(session), 201
+
+
+@bp.post("/api/v1/session/actions")
+@auth.table_required
+def post_action():
+    data = json_object()
+    action = data.get("action")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise ApiError(400, '"action" must be an object with a "type", e.g. {"type": "empty_bowl", "bowl": 0}')
+    version = whole_number(data, "version", low=0, high=2**63 - 1)
+    try:
+        session = ctx().table.act(action, version=version, source="player")
+    except VersionConflict as exc:
+        raise ApiError(409, str(exc), extra={"session": exc.session}) from None
+    except NoGame:
+        raise ApiError(404, NO_GAME) from None
+    except IllegalAction as exc:
+        raise ApiError(422, str(exc)) from None
+    return jsonify(session)
+
+
+# --- the tablet's PIN --------------------------------------------------------------------
+@bp.post("/api/v1/login")
+def login():
+    data = json_object()
+    pin = data.get("pin")
+    if not isinstance(pin, str):
+        raise ApiError(400, '"pin" must be the PIN as text, e.g. "4711"')
+    auth.log_in(pin.strip())
+    return jsonify({"unlocked": True})
+
+
+@bp.post("/api/v1/logout")
+def logout():
+    auth.log_out()
+    return jsonify({"unlocked": False})
+
+
+# --- the simulated cauldron --------------------------------------------------------------
+def simulated_cauldron():
+    c = ctx()
+    if not c.simulated:
+        raise ApiError(404, "this table has a real cauldron; turn it by hand")
+    return c.devices.cauldron
+
+
+@bp.post("/api/v1/sim/cauldron/turn")
+def sim_turn():
+    cauldron = simulated_cauldron()
+    auth.check_table()
+    data = json_object()
+    detents = whole_number(data, "detents", low=-1000, high=1000)
+    if detents is None:
+        raise ApiError(400, '"detents" must say how far to turn, e.g. {"detents": 6} '
+                            '(negative turns back, which mixes)')
+    try:
+        cauldron.turn(detents)
+    except ValueError as exc:
+        raise ApiError(422, str(exc)) from None
+    return jsonify({"session": ctx().table.session()})
+
+
+@bp.post("/api/v1/sim/cauldron/drop")
+def sim_drop():
+    cauldron = simulated_cauldron()
+    auth.check_table()
+    data = json_object() if request.get_data() else {}
+    color = data.get("color")
+    if color is not None and (not isinstance(color, str) or not color):
+        raise ApiError(400, '"color" must be a colour name such as "red", or left out for a random drop')
+    try:
+        cauldron.drop(color)
+    except ValueError as exc:
+        raise ApiError(422, str(exc)) from None
+    return jsonify({"session": ctx().table.session()})

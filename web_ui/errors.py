@@ -1,0 +1,66 @@
+"""Errors for people: every API error is ``{"error": "<sentence>"}``, never a traceback."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+# Werkzeug's default descriptions talk to developers; these talk to a player or a script.
+SENTENCES = {
+    400: "the request could not be understood; send a JSON object",
+    404: "there is nothing at this address",
+    405: "this address does not take that kind of request",
+    413: "the request is too large",
+    500: "something went wrong inside the table; the daemon's log has the details",
+}
+
+
+class ApiError(Exception):
+    """Raised by views: becomes ``status`` with ``{"error": message, **extra}``."""
+
+    def __init__(self, status: int, message: str, *, extra: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.extra = extra or {}
+        self.headers = headers or {}
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path == "/healthz"
+
+
+def _json(status: int, message: str, extra: dict[str, Any] | None = None,
+          headers: dict[str, str] | None = None):
+    response = jsonify({"error": message, **(extra or {})})
+    response.status_code = status
+    response.headers.update(headers or {})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError):
+        return _json(exc.status, exc.message, exc.extra, exc.headers)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        code = exc.code or 500
+        sentence = SENTENCES.get(code, (exc.name or "error").lower())
+        if _wants_json():
+            headers = {"Allow": ", ".join(exc.valid_methods)} if getattr(exc, "valid_methods", None) else None
+            return _json(code, sentence, headers=headers)
+        return render_template("error.html", code=code, sentence=sentence), code
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        if _wants_json():
+            return _json(500, SENTENCES[500])
+        return render_template("error.html", code=500, sentence=SENTENCES[500]), 500

@@ -1,0 +1,24 @@
+"""The tablet page: server-rendered shell, then small ES modules keep it live."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from . import auth, ctx
+from .api import offered_games
+
+bp = Blueprint("pages", __name__)
+
+
+@bp.get("/")
+def table_page():
+    c = ctx()
+    boot = {
+        "session": c.table.session(),
+        "games": offered_games(),
+        "simulated": c.simulated,
+        "unlocked": auth.unlocked(),
+        "keepalive_seconds": c.settings["keepalive_seconds"],
+    }
+    response = render_template("table.html", boot=boot, csrf=auth.csrf_token(),
+                               simulated=c.simulated, unlocked=boot["unlocked"])
+    return response, 200, {"Cache-Control": "no-store"}

@@ -1,0 +1,239 @@
+// The tablet: boot from the server-rendered data, follow the table live, send taps.
+import { $, el, toast, keepAwake, learnColors } from "./ui.js";
+import { ApiError, follow, postJSON } from "./net.js";
+import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
+import { renderPicker, renderTable, sortActions } from "./view.js";
+import { renderSim } from "./sim.js";
+
+const boot = JSON.parse($("#boot").textContent);
+let current = null;          // the newest session we have drawn
+let busy = false;            // one tap at a time: the table answers in a blink
+let showingStart = false;
+
+// --- sessions --------------------------------------------------------------------------
+/** Draw a session unless we already have it or something newer. */
+function accept(session) {
+  if (!session) return;
+  if (current && session.id === current.id && session.version <= current.version) return;
+  if (current && session.id < current.id) return;            // a late answer about an old game
+  const newDrop = current && session.id === current.id &&
+    (session.state?.last_drop !== current.state?.last_drop ||
+     (session.state?.turn?.drops || []).length !== (current.state?.turn?.drops || []).length);
+  current = session;
+  draw();
+  if (newDrop) {
+    const big = $("#drop-big");
+    big?.classList.remove("fresh");
+    void big?.offsetWidth;       // restart the animation
+    big?.classList.add("fresh");
+  }
+}
+
+function draw() {
+  if (!current || showingStart) {
+    showStart();
+    return;
+  }
+  document.body.dataset.view = "table";
+  $("#btn-new-game").hidden = false;
+  $("#start-view").hidden = true;
+  document.body.dataset.version = String(current.version);
+  document.body.dataset.game = String(current.id);
+  document.body.dataset.gameId = current.game;
+  if (current.game !== "mirakel-mix") {
+    $("#table-view").hidden = true;
+    drawGame(current);
+    return;
+  }
+  $("#game-view").hidden = true;
+  $("#table-view").hidden = false;
+  learnColors(current.state);
+  renderTable(current, { perform, choose, names: current.players || [], simulated: boot.simulated });
+  renderPicker(current.outcome ? [] : sortActions(current.legal_actions || []).name, perform);
+}
+
+// --- the other games ---------------------------------------------------------------------
+// Each game's page is an ES module static/js/games/<id>.js exporting
+// render(root, session, ctx) and, optionally, a stylesheet static/<id>.css.
+const gameModules = new Map();
+
+function loadGame(id) {
+  if (!gameModules.has(id)) {
+    const css = document.createElement("link");
+    css.rel = "stylesheet";
+    css.href = `/static/${id}.css`;
+    document.head.append(css);
+    gameModules.set(id, import(`./games/${id}.js`));
+  }
+  return gameModules.get(id);
+}
+
+async function drawGame(session) {
+  const root = $("#game-view");
+  root.hidden = false;
+  let mod;
+  try {
+    mod = await loadGame(session.game);
+  } catch (err) {
+    console.error(err);
+    root.replaceChildren(el("p.form-error", {}, "This tablet cannot draw this game. Reload the page."));
+    return;
+  }
+  if (current !== session) return;           // a newer session arrived while loading
+  $("#prompt").textContent = session.state?.prompt || "";
+  mod.render(root, session, { perform, choose, send, toast, el, names: session.players || [],
+                              simulated: boot.simulated, seat: boot.seat ?? null });
+}
+
+// --- sending -----------------------------------------------------------------------------
+/** Run `call`, asking for the PIN first (or again after a 401). */
+async function withPin(call) {
+  if (!isUnlocked() && !(await askPin())) return null;
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      setUnlocked(false);
+      if (await askPin(err.message.replace(/^./, (s) => s.toUpperCase()) + ".")) return await call();
+      return null;
+    }
+    throw err;
+  }
+}
+
+function explain(err) {
+  if (!(err instanceof ApiError)) { console.error(err); toast("Something went wrong on this tablet.", "error"); return; }
+  if (err.status === 409 && err.body.session) {
+    accept(err.body.session);
+    toast("The table moved on before your tap. Have another look.", "warn");
+  } else if (err.status === 403) {
+    toast("This page is out of date. Reload it.", "error", 8000);
+  } else {
+    const sentence = err.message.replace(/^./, (s) => s.toUpperCase()) + ".";
+    if (document.body.dataset.view === "start") $("#start-error").textContent = sentence;
+    else toast(sentence, err.status === 422 ? "warn" : "error");
+  }
+}
+
+async function send(url, payload) {
+  if (busy) return null;
+  busy = true;
+  document.body.classList.add("busy");
+  try {
+    const body = await withPin(() => postJSON(url, payload));
+    if (body && body.session !== undefined) accept(body.session);   // sim routes wrap it
+    else if (body && body.version !== undefined) accept(body);
+    return body;
+  } catch (err) {
+    explain(err);
+    return null;
+  } finally {
+    busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+/** Ask which of several actions was meant (e.g. two ways to reach a space). */
+function choose(title, options) {
+  const modal = $("#choice");
+  $("#choice-title").textContent = title;
+  const close = () => { modal.hidden = true; };
+  $("#choice-options").replaceChildren(...options.map((o) =>
+    el("button.big-button", { type: "button", onclick: () => { close(); perform(o.action); } }, o.label)));
+  $("#choice-cancel").onclick = close;
+  modal.hidden = false;
+}
+
+function perform(action) {
+  return send("/api/v1/session/actions", { action, version: current?.version });
+}
+
+// --- the start screen --------------------------------------------------------------------
+function showStart() {
+  document.body.dataset.view = "start";
+  $("#table-view").hidden = true;
+  $("#start-view").hidden = false;
+  $("#btn-back").hidden = !current;
+  $("#btn-new-game").hidden = true;
+  $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
+  $("#start-error").textContent = current && !current.outcome
+    ? "Starting ends the running game (it stays in the history)." : "";
+}
+
+function openStart() {
+  showingStart = true;
+  const inputs = [...document.querySelectorAll('#name-fields input[name="player"]')];
+  if (current) inputs.forEach((input, i) => { input.value = current.players[i] || ""; });
+  draw();
+  inputs.find((i) => !i.value)?.focus();
+}
+
+/** Show as many name fields as the chosen game takes. */
+function fitNameFields() {
+  const chosen = document.querySelector('#start-form input[name="game"]:checked');
+  const min = Number(chosen?.dataset.min || 2), max = Number(chosen?.dataset.max || 4);
+  document.querySelectorAll("#name-fields .name-field").forEach((field, i) => {
+    field.hidden = i >= max;
+    const input = field.querySelector("input");
+    input.placeholder = `Player ${i + 1}` + (i >= min ? " (optional)" : "");
+    if (i >= max) input.value = "";
+  });
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const form = $("#start-form");
+  const game = form.querySelector('input[name="game"]:checked')?.value;
+  const players = [...form.querySelectorAll('input[name="player"]')]
+    .map((i) => i.value.trim()).filter(Boolean);
+  const error = $("#start-error");
+  if (!game) { error.textContent = "Pick a game first."; return; }
+  const min = Number(form.querySelector('input[name="game"]:checked')?.dataset.min || 2);
+  if (players.length < min) { error.textContent = `Type at least ${min} names for this game.`; return; }
+  const body = await send("/api/v1/session", { game, players });
+  if (body && body.version !== undefined) {
+    showingStart = false;
+    current = null;
+    accept(body);
+  }
+}
+
+// --- start-up ----------------------------------------------------------------------------
+function setConnection(state) {
+  const conn = $("#conn");
+  conn.dataset.state = state;
+  conn.querySelector(".conn-text").textContent =
+    { live: "live", connecting: "connecting…", offline: "offline" }[state] || state;
+}
+
+function main() {
+  setUnlocked(boot.unlocked);
+  $("#start-form").addEventListener("submit", startGame);
+  $("#start-form").addEventListener("change", fitNameFields);
+  fitNameFields();
+  $("#btn-back").addEventListener("click", () => { showingStart = false; draw(); });
+  $("#btn-new-game").addEventListener("click", openStart);
+  document.addEventListener("potionpi:new-game", openStart);
+  $("#btn-lock").addEventListener("click", async () => {
+    if (isUnlocked()) {
+      try { await lock(); toast("This tablet is locked. Watching still works."); } catch (err) { explain(err); }
+    } else if (await askPin()) {
+      toast("Unlocked. Have a good game!");
+    }
+  });
+  if (boot.simulated) renderSim(send);
+  accept(boot.session);
+  if (!boot.session) draw();
+  follow("/api/v1/stream", {
+    onSession: accept,
+    onNotice: (notice) => toast(String(notice.message || notice.text || "The cauldron says something.")
+      .replace(/^./, (c) => c.toUpperCase()),
+      notice.level === "warning" || notice.kind === "sensor" ? "warn" : "info", 6000),
+    onState: setConnection,
+  });
+  keepAwake();
+  document.body.dataset.ready = "yes";
+}
+
+main();
+

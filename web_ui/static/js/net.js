@@ -1,0 +1,78 @@
+// Talking to the daemon: JSON POSTs with the CSRF token, and the live stream.
+
+const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+
+/** Thrown for any non-2xx answer; carries the status and the JSON body. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error || `the table answered ${status}`);
+    this.status = status;
+    this.body = body || {};
+  }
+}
+
+export async function postJSON(url, payload = {}) {
+  let response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+      body: JSON.stringify(payload),
+    });
+  } catch (_) {
+    throw new ApiError(0, { error: "the table cannot be reached; check the Wi-Fi" });
+  }
+  let body = null;
+  try { body = await response.json(); } catch (_) { body = null; }
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+export async function getJSON(url) {
+  const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+/**
+ * Follow the table live. onSession(session) for each version, onNotice(notice) for
+ * device notices, onState("live" | "connecting" | "offline").
+ * EventSource reconnects by itself (and sends Last-Event-ID); when the browser gives
+ * up (e.g. the server answered 503 or was restarting), we open a new one with backoff.
+ */
+export function follow(url, { onSession, onNotice, onState }) {
+  let source = null;
+  let delay = 1000;
+  let timer = null;
+
+  const open = () => {
+    clearTimeout(timer);
+    onState("connecting");
+    source = new EventSource(url);
+    source.onopen = () => { delay = 1000; onState("live"); };
+    source.onmessage = (event) => {
+      onState("live");
+      try { onSession(JSON.parse(event.data)); } catch (err) { console.error(err); }
+    };
+    source.addEventListener("notice", (event) => {
+      try { onNotice(JSON.parse(event.data)); } catch (err) { console.error(err); }
+    });
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) {
+        onState("offline");
+        timer = setTimeout(open, delay);
+        delay = Math.min(delay * 2, 15000);
+      } else {
+        onState("connecting");
+      }
+    };
+  };
+  // A tablet waking from sleep: reconnect at once rather than after the backoff.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && source?.readyState === EventSource.CLOSED) open();
+  });
+  open();
+  return { close: () => { clearTimeout(timer); source?.close(); } };
+}

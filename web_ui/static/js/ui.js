@@ -1,0 +1,98 @@
+// Small DOM helpers, the colour table and passing messages (toasts).
+
+/** el("button.big", {onclick}, "text", child) — a tiny hyperscript. */
+export function el(tag, props = {}, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const node = document.createElement(name || "div");
+  if (classes.length) node.className = classes.join(" ");
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key === "style") node.style.cssText = value;
+    else if (key in node && typeof value !== "string") node[key] = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export const $ = (sel) => document.querySelector(sel);
+
+/** Replace a container's children in one go. */
+export function fill(container, ...children) {
+  container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+// Drop colours: Okabe-Ito (colour-blind safe), and every colour also carries its letter.
+export const COLORS = {
+  red: { letter: "R", name: "red" },
+  yellow: { letter: "Y", name: "yellow" },
+  green: { letter: "G", name: "green" },
+  blue: { letter: "B", name: "blue" },
+  purple: { letter: "P", name: "purple" },
+  orange: { letter: "O", name: "orange" },
+};
+
+/** Letters from the game's own data when the view lists them. */
+export function learnColors(view) {
+  for (const c of view?.colors || []) {
+    COLORS[c.id] = { letter: c.letter || c.id[0].toUpperCase(), name: c.name || c.id };
+  }
+}
+
+export function colorLetter(id) {
+  return COLORS[id]?.letter || String(id || "?").slice(0, 1).toUpperCase();
+}
+
+/** A round colour token: filled with the colour and showing its letter. */
+export function colorDot(id, extraClass = "") {
+  return el(`span.dot.c-${id}${extraClass ? "." + extraClass : ""}`,
+    { title: id, "aria-label": `${id} drop` }, colorLetter(id));
+}
+
+const PRETTY = {
+  flame_wall: "Flame wall", poison_pit: "Poison pit", lightning_grid: "Lightning grid",
+  monster_crypt: "Monster crypt", double_speed: "Double speed", place_swap: "Place swap",
+};
+export function pretty(id) {
+  return PRETTY[id] || String(id).replace(/_/g, " ").replace(/^./, (s) => s.toUpperCase());
+}
+
+/** Short labels for players: the initial, or two letters when initials clash. */
+export function playerMarks(names) {
+  const initials = names.map((n) => n.trim().slice(0, 1).toUpperCase());
+  return names.map((n, i) =>
+    initials.filter((x) => x === initials[i]).length > 1
+      ? n.trim().slice(0, 2).replace(/^./, (s) => s.toUpperCase())
+      : initials[i]);
+}
+
+export function toast(text, kind = "info", ms = 4500) {
+  const box = $("#toasts");
+  const node = el(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status" }, text);
+  box.append(node);
+  while (box.children.length > 3) box.firstElementChild.remove();
+  setTimeout(() => node.classList.add("leaving"), ms);
+  setTimeout(() => node.remove(), ms + 400);
+  return node;
+}
+
+/** Keep the screen on while the page is visible (only where the browser allows it). */
+export function keepAwake() {
+  if (!("wakeLock" in navigator)) return;
+  let lock = null;
+  const request = async () => {
+    if (document.visibilityState !== "visible" || lock) return;
+    try {
+      lock = await navigator.wakeLock.request("screen");
+      lock.addEventListener("release", () => { lock = null; });
+    } catch (_) { /* refused (battery saver, not a secure context): the screen may dim */ }
+  };
+  document.addEventListener("visibilitychange", request);
+  document.addEventListener("pointerdown", request, { passive: true });
+  request();
+}
