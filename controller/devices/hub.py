@@ -107,7 +107,10 @@ class FloorReporter:
         self._moving = False
 
     def __call__(self, status: dict[str, Any]) -> None:
-        result = (status.get("last_move") or {}).get("result")
+        move = status.get("last_move") or {}
+        if "ants" not in move:        # homing or a calibration nudge: not the master's turn
+            return
+        result = move.get("result")
         if result == "moving":
             self._moving = True
             return
@@ -186,7 +189,8 @@ def _build_floor(config: Config, sim: bool, sim_mcu: bool, extras: list, say):
                                           "acceleration", "invert_direction", "serial_port")}
     if sim_mcu:
         from ..firmware_tools import start_sim_pico
-        port, handle = start_sim_pico()
+        port, handle = start_sim_pico(
+            steps_per_rev=round(section["ants_around"] * section["steps_per_ant"]))
         extras.append(handle)
         serial_cfg["serial_port"] = port
         say(f"  forest floor: simulated Pico on {port}")

@@ -1,0 +1,165 @@
+"""`potionpi firmware flash`, `potionpi check` (the Pico part) and `run --sim-mcu`.
+
+Each function writes what it does, for a person, to ``out`` and returns an exit
+code: 0 all well, 1 no Pico (or no answer), 2 wrong firmware, else mpremote's code.
+"""
+from __future__ import annotations
+
+import select
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import serial
+
+from .devices import floorproto as P
+from .devices.pico_link import (CONNECTED, WRONG_FIRMWARE, LinkTimings, PicoLink,
+                                find_pico_ports, wrong_firmware_message)
+from .devices.sim_pico import find_firmware_dir, start_sim_pico  # noqa: F401  (re-exported for the CLI)
+
+MPREMOTE = [sys.executable, "-m", "mpremote"]
+NO_PICO = ("no Pico found: plug the forest-floor Pico in by USB (it shows up with USB vendor "
+           "id 2e8a once MicroPython is on it, see docs/firmware.md), or name its port")
+
+
+def firmware_files(firmware_dir: Path | None = None) -> list[tuple[Path, str]]:
+    """(local file, name on the Pico) for everything flashed; main.py last.
+
+    main.py goes last so a flash cut short leaves the old main.py in place rather
+    than a new main.py importing modules that never arrived.
+    """
+    directory = firmware_dir or find_firmware_dir()
+    files = [(p, p.name) for p in sorted(directory.glob("*.py")) if p.name != "main.py"]
+    files.append((Path(P.__file__), "floorproto.py"))
+    files.append((directory / "main.py", "main.py"))
+    return files
+
+
+def firmware_version(firmware_dir: Path | None = None) -> str:
+    text = ((firmware_dir or find_firmware_dir()) / "settings.py").read_text()
+    for line in text.splitlines():
+        if line.startswith("FIRMWARE_VERSION"):
+            return line.split("=", 1)[1].strip().strip("\"'")
+    return "unknown"
+
+
+def ask_firmware_to_step_aside(port: str, timeout: float = 0.8) -> dict[str, Any] | None:
+    """If potionpi firmware (any protocol version) runs on ``port``, ask it to drop to the REPL.
+
+    HELLO, HELLO_REPLY and REPL keep their layout in every protocol version for
+    exactly this. Returns the firmware's hello, or None when nothing answered.
+    """
+    try:
+        ser = serial.Serial(port, 115200, timeout=0, write_timeout=1, exclusive=True)
+    except (serial.SerialException, OSError):
+        return None
+    hello = None
+    try:
+        decoder = P.Decoder()
+        ser.write(P.encode_frame(0, P.HELLO, P.pack_hello(0x5AFE)))
+        deadline = time.monotonic() + timeout
+        asked = False
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([ser.fileno()], [], [], 0.05)
+            if not ready:
+                continue
+            for seq, mtype, payload in decoder.feed(ser.read(ser.in_waiting or 1)):
+                if mtype == P.HELLO_REPLY and not asked:
+                    hello = P.unpack_hello_reply(payload)
+                    ser.write(P.encode_frame(1, P.REPL))
+                    asked = True
+                elif asked and seq == 1:
+                    return hello
+    except (serial.SerialException, OSError):
+        pass
+    finally:
+        ser.close()
+    return hello
+
+
+def flash(port: str | None, out: IO[str], *, mpremote: list[str] | None = None,
+          firmware_dir: Path | None = None) -> int:
+    """Copy firmware/*.py and the protocol module to the Pico with mpremote, then restart it."""
+    files = firmware_files(firmware_dir)
+    if port is None:
+        found = find_pico_ports()
+        if not found:
+            out.write(NO_PICO + "\n")
+            return 1
+        port = found[0]
+    out.write(f"flashing forest-floor firmware {firmware_version(firmware_dir)} "
+              f"(protocol {P.PROTOCOL_VERSION}) to {port}\n")
+    running = ask_firmware_to_step_aside(port)
+    if running:
+        out.write(f"the Pico ran firmware {running['firmware']} (protocol {running['protocol']}); "
+                  "it stepped aside for flashing\n")
+        time.sleep(0.3)
+    cmd = list(mpremote or MPREMOTE) + ["connect", port]
+    for i, (path, name) in enumerate(files):
+        cmd += (["+"] if i else []) + ["fs", "cp", str(path), ":" + name]
+    cmd += ["+", "reset"]
+    total = len(files)
+    done = 0
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as exc:
+        out.write(f"cannot run mpremote ({exc}); install it with `pip install mpremote`\n")
+        return 1
+    for line in proc.stdout:
+        line = line.rstrip()
+        if line.startswith("cp "):
+            done += 1
+            out.write(f"[{done}/{total}] {line[3:]}\n")
+        elif line:
+            out.write(f"  {line}\n")
+        out.flush()
+    code = proc.wait()
+    if code or done < total:
+        out.write(f"flashing stopped after {done} of {total} files (mpremote exit code {code}). "
+                  "If the old firmware holds the port, unplug the Pico, hold GP22 to GND while "
+                  "plugging it back in, and flash again.\n")
+        return code or 1
+    out.write(f"flashed {total} files; the Pico restarts into the new firmware\n")
+    return 0
+
+
+def check(port: str | None, out: IO[str], *, pings: int = 20,
+          timings: LinkTimings | None = None) -> int:
+    """Say hello to the Pico; print firmware and protocol versions and the round-trip time."""
+    link = PicoLink(port, timings=timings or LinkTimings(hello_timeout_s=1.0)).start()
+    try:
+        deadline = time.monotonic() + 3.0
+        # Two tries: a Pico that was just plugged in gets a second chance, a missing one
+        # is reported without a long wait.
+        while (time.monotonic() < deadline and link.state not in (CONNECTED, WRONG_FIRMWARE)
+               and link.attempts < 3):
+            time.sleep(0.01)
+        if link.state == WRONG_FIRMWARE:
+            out.write(f"forest floor: {wrong_firmware_message(link.hello)}\n")
+            return 2
+        if link.state != CONNECTED:
+            out.write(f"forest floor: {NO_PICO if 'no Pico found' in link.message else link.message}\n")
+            return 1
+        rtts = []
+        reply = None
+        for _ in range(pings):
+            start = time.perf_counter()
+            reply = link.request(P.PING, timeout=2.0)
+            rtts.append((time.perf_counter() - start) * 1000)
+        rtts.sort()
+        status = reply.status
+        out.write(f"forest floor: Pico on {link.port}\n"
+                  f"  firmware {link.hello['firmware']}, protocol {link.hello['protocol']} "
+                  f"(this potionpi speaks protocol {P.PROTOCOL_VERSION})\n"
+                  f"  round trip: median {statistics.median(rtts):.2f} ms, "
+                  f"worst {rtts[-1]:.2f} ms over {pings} pings\n"
+                  f"  floor: {P.STATE_NAMES[status['state']]}, "
+                  f"{'homed' if status['homed'] else 'not homed'}, "
+                  f"position {status['position']} steps from home"
+                  + (f", fault {P.FAULT_NAMES[status['fault']]}" if status["fault"] else "") + "\n")
+        return 0
+    finally:
+        link.close()

@@ -1,0 +1,169 @@
+"""The firmware's brain: one forest floor, its moves, homing, faults and status.
+
+Pure logic: it drives a *stepper port* and reads a clock it is given, so the Pico
+(hal.PioStepper) and the simulated Pico (controller/devices/sim_pico.py) run the
+very same code. A stepper port offers:
+
+    room()              how many more step intervals it can take right now
+    queue(interval_us)  one step, then wait interval_us before the next
+    in_flight()         queued steps whose pulse has not gone out yet
+    abort()             drop queued steps at once; returns how many were dropped
+    set_direction(fwd)  DIR level for the next steps
+    enable(on)          driver coils on/off
+    home_active()       the home sensor sees the mark
+    stall_active()      the driver reports a stall (False when it cannot)
+
+Positions are steps from the home mark, positive = clockwise (``invert`` swaps the
+DIR level only, so positions keep their meaning).
+"""
+import floorproto as P
+from homing import Homing, STEP, DONE
+from motion import Ramp, constant_interval_us
+
+
+class Floor:
+    def __init__(self, stepper, now_ms, diff_ms=None, steps_per_rev=3200, top_speed=800,
+                 acceleration=1600, home_speed=400, max_move=6400, invert=False):
+        self.stepper = stepper
+        self.now_ms = now_ms
+        self.diff_ms = diff_ms or (lambda a, b: a - b)
+        self.steps_per_rev = steps_per_rev
+        self.top_speed = top_speed
+        self.acceleration = acceleration
+        self.home_speed = home_speed
+        self.max_move = max_move
+        self.invert = invert
+        self.state = P.IDLE
+        self.fault = P.NO_FAULT
+        self.homed = False
+        self.target = 0            # where the floor is headed, in steps from home
+        self._issued = 0           # position once every queued step has gone out
+        self._dir = 1
+        self._ramp = None
+        self._homing = None
+        self._started = 0
+        self._budget_ms = 0
+
+    # --- commands (each returns 0 or a floorproto.ERR_* refusal) --------------
+    def configure(self, cfg):
+        if self.state in (P.MOVING, P.HOMING):
+            return P.ERR_BUSY
+        if min(cfg["steps_per_rev"], cfg["top_speed"], cfg["acceleration"], cfg["home_speed"]) < 1:
+            return P.ERR_BAD_PAYLOAD
+        self.steps_per_rev = cfg["steps_per_rev"]
+        self.top_speed = cfg["top_speed"]
+        self.acceleration = cfg["acceleration"]
+        self.home_speed = cfg["home_speed"]
+        self.max_move = cfg["max_move"]
+        self.invert = bool(cfg["flags"] & P.FLAG_INVERT)
+        return 0
+
+    def move_to(self, target):
+        """Head for ``target``; the same target again is a no-op, a new one while moving follows on."""
+        if not self.homed or self.state == P.HOMING:
+            return P.ERR_NOT_HOMED
+        if target == self.target and self.state == P.MOVING:
+            return 0
+        if abs(target - self.position()) > self.max_move:
+            return P.ERR_TOO_LONG
+        self.target = target
+        if self.state == P.IDLE and target != self._issued:
+            self._start_leg()
+        return 0
+
+    def home(self):
+        self._abort()
+        self.fault = P.NO_FAULT
+        self.homed = False
+        self.state = P.HOMING
+        self._homing = Homing(self.steps_per_rev)
+        self._dir = 1
+        self.stepper.set_direction(not self.invert)
+        self.stepper.enable(True)
+        self._started = self.now_ms()
+        seconds = self._homing.limit / max(self.home_speed, 1)
+        self._budget_ms = int(seconds * 2000) + 1000
+        return 0
+
+    def stop(self):
+        """Halt at once. A stopped move keeps its position; a stopped homing is still unhomed."""
+        if self.state in (P.MOVING, P.HOMING):
+            self._abort()
+            self.state = P.IDLE
+            self.stepper.enable(False)
+        return 0
+
+    # --- the loop -------------------------------------------------------------
+    def service(self):
+        """Call as often as possible: feeds the stepper, runs homing, watches for faults."""
+        st = self.stepper
+        if self.state == P.MOVING or self.state == P.HOMING:
+            if st.stall_active():
+                self._fail(P.STALL)
+                return
+            if self.diff_ms(self.now_ms(), self._started) > self._budget_ms:
+                self._fail(P.MOVE_TIMEOUT if self.state == P.MOVING else P.HOME_NOT_FOUND)
+                return
+        if self.state == P.MOVING:
+            ramp = self._ramp
+            while st.room() > 0:
+                interval = ramp.next_interval_us()
+                if interval is None:
+                    break
+                st.queue(interval)
+                self._issued += self._dir
+            if ramp.remaining() == 0 and st.in_flight() == 0:
+                if self._issued != self.target:
+                    self._start_leg()
+                else:
+                    self.state = P.IDLE
+                    st.enable(False)   # the floor holds by friction; a cool driver lasts
+        elif self.state == P.HOMING:
+            if st.in_flight() > 0:
+                return
+            action = self._homing.update(st.home_active())
+            if action == STEP:
+                st.queue(constant_interval_us(self.home_speed))
+                self._issued += 1
+            elif action == DONE:
+                self._issued = 0
+                self.target = 0
+                self.homed = True
+                self.state = P.IDLE
+                st.enable(False)
+            else:
+                self._fail(P.HOME_NOT_FOUND)
+
+    # --- reports --------------------------------------------------------------
+    def position(self):
+        return self._issued - self._dir * self.stepper.in_flight()
+
+    def status_payload(self):
+        return P.pack_status(self.state, self.fault, self.homed, self.position(), self.target)
+
+    # --- inside ---------------------------------------------------------------
+    def _start_leg(self):
+        delta = self.target - self._issued
+        self._dir = 1 if delta > 0 else -1
+        self._ramp = Ramp(abs(delta), self.top_speed, self.acceleration)
+        self.stepper.set_direction((self._dir > 0) != self.invert)
+        self.stepper.enable(True)
+        self.state = P.MOVING
+        self._started = self.now_ms()
+        # Over-long move: twice the plan plus a second means the motor is not turning.
+        self._budget_ms = int(self._ramp.duration_s() * 2000) + 1000
+
+    def _abort(self):
+        dropped = self.stepper.abort()
+        self._issued -= self._dir * dropped
+        self._ramp = None
+        if self.state == P.MOVING:
+            self.target = self._issued
+
+    def _fail(self, fault):
+        self._abort()
+        self.target = self._issued
+        self.state = P.FAULTED
+        self.fault = fault
+        self.homed = False        # after a stall or a lost mark the position is a guess
+        self.stepper.enable(False)

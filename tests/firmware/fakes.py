@@ -1,0 +1,77 @@
+"""A stepper port and a clock for driving firmware/floor.py step by step on CPython."""
+from __future__ import annotations
+
+
+class FakeClock:
+    def __init__(self):
+        self.ms = 0
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+class FakeStepper:
+    """Holds queued steps until ``drain`` lets them out; the disc only turns when they do."""
+
+    FIFO_DEPTH = 8
+
+    def __init__(self, steps_per_rev=160, home_at=0, home_width=3, start=37):
+        self.steps_per_rev = steps_per_rev
+        self.home_at = home_at
+        self.home_width = home_width
+        self.steps = start
+        self.fifo: list[int] = []
+        self.intervals: list[int] = []     # every interval ever queued, in order
+        self.forward = True
+        self.enabled = False
+        self.magnet = True
+        self.stall = False
+        self.jammed = False
+
+    def room(self):
+        return self.FIFO_DEPTH - len(self.fifo)
+
+    def queue(self, interval_us):
+        self.fifo.append(interval_us)
+        self.intervals.append(interval_us)
+
+    def in_flight(self):
+        return len(self.fifo)
+
+    def abort(self):
+        dropped = len(self.fifo)
+        self.fifo.clear()
+        return dropped
+
+    def set_direction(self, forward):
+        self.forward = forward
+
+    def enable(self, on):
+        self.enabled = on
+
+    def home_active(self):
+        return self.magnet and (self.steps - self.home_at) % self.steps_per_rev < self.home_width
+
+    def stall_active(self):
+        return self.stall
+
+    def drain(self, n=None):
+        if self.jammed:
+            return
+        count = len(self.fifo) if n is None else min(n, len(self.fifo))
+        for _ in range(count):
+            self.fifo.pop(0)
+            self.steps += 1 if self.forward else -1
+
+
+def run(floor, stepper, clock, until=("idle", "fault"), limit=100000, tick_ms=1):
+    """Service the floor and let steps out until its state is one of ``until``."""
+    names = ("idle", "moving", "homing", "fault")
+    for _ in range(limit):
+        floor.service()
+        stepper.drain()
+        clock.ms += tick_ms
+        floor.service()
+        if names[floor.state] in until and stepper.in_flight() == 0:
+            return names[floor.state]
+    raise AssertionError(f"floor still {names[floor.state]} after {limit} rounds")

