@@ -1,0 +1,317 @@
+"""The Mirakel Mix cave: a graph of spaces, and where an apprentice can walk in it.
+
+The cave comes from the data file (``[[caves]]``): spaces, edges, start spaces, the
+exit and obstacles sitting on edges. Movement follows the rulebook: any direction
+along the edges, one step per space, passing an apprentice costs the step but you
+may not end on an occupied space, and crossing an obstacle costs the matching potion.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from .base import Action, IllegalAction, State
+
+
+class Cave:
+    """One side of the board, built from a ``[[caves]]`` entry of the data file."""
+
+    def __init__(self, spec: dict[str, Any]):
+        self.id: str = spec["id"]
+        self.name: str = spec.get("name", self.id)
+        self.players: list[int] = list(spec["players"])
+        self.start: list[str] = list(spec["start"])
+        self.exit: str = spec["exit"]
+        self.spaces: list[str] = list(spec["spaces"])
+        self.positions: dict[str, list[int]] = {k: list(v) for k, v in spec.get("positions", {}).items()}
+        known = set(self.spaces) | {self.exit}
+        self.adjacent: dict[str, list[str]] = {s: [] for s in known}
+        for a, b in spec["edges"]:
+            if a not in known or b not in known:
+                raise ValueError(f"cave {self.id}: edge {a}-{b} names an unknown space")
+            self.adjacent[a].append(b)
+            self.adjacent[b].append(a)
+        self.barriers: dict[frozenset, str] = {}
+        for ob in spec.get("obstacles", []):
+            a, b = ob["between"]
+            if b not in self.adjacent.get(a, ()):
+                raise ValueError(f"cave {self.id}: obstacle {ob['card']} is not on an edge")
+            self.barriers[frozenset((a, b))] = ob["card"]
+        self.edges = [list(e) for e in spec["edges"]]
+
+    def barrier(self, a: str, b: str) -> str | None:
+        """The obstacle card needed to cross from ``a`` to ``b`` (None when open)."""
+        return self.barriers.get(frozenset((a, b)))
+
+    def is_space(self, space: Any) -> bool:
+        return isinstance(space, str) and (space in self.adjacent)
+
+    def walks(self, origin: str, steps: int, cards: dict[str, int]) -> dict[tuple[str, tuple], int]:
+        """Every (destination, obstacle cards given up) reachable from ``origin`` in at most
+        ``steps`` steps, mapped to the fewest steps it takes.
+
+        Apprentices on the way do not block (passing costs the step anyway); the caller
+        removes occupied destinations. A walk stops at the exit: whoever steps out is gone.
+        Cards limit which obstacles can be crossed, each crossing costing one card.
+        """
+        start = (origin, ())
+        best: dict[tuple[str, tuple], int] = {start: 0}
+        frontier = [start]
+        for depth in range(1, steps + 1):
+            nxt = []
+            for node, spent in frontier:
+                if node == self.exit:
+                    continue
+                for nb in self.adjacent[node]:
+                    card = self.barrier(node, nb)
+                    if card is None:
+                        key = (nb, spent)
+                    else:
+                        if spent.count(card) >= cards.get(card, 0):
+                            continue
+                        key = (nb, tuple(sorted(spent + (card,))))
+                    if key not in best:
+                        best[key] = depth
+                        nxt.append(key)
+            frontier = nxt
+            if not frontier:
+                break
+        best.pop(start, None)
+        return {k: v for k, v in best.items() if k[0] != origin}
+
+    def distance(self, origin: str, target: str, ignore_barriers: bool = True) -> int | None:
+        """Plain step count between two spaces (None when unreachable)."""
+        seen = {origin: 0}
+        frontier = [origin]
+        while frontier:
+            nxt = []
+            for node in frontier:
+                if node == self.exit and node != origin:
+                    continue
+                for nb in self.adjacent[node]:
+                    if nb in seen or (not ignore_barriers and self.barrier(node, nb)):
+                        continue
+                    seen[nb] = seen[node] + 1
+                    nxt.append(nb)
+            frontier = nxt
+        return seen.get(target)
+
+    def public(self) -> dict[str, Any]:
+        """The drawing data the tablet needs (no game state)."""
+        return {
+            "id": self.id, "name": self.name, "spaces": list(self.spaces),
+            "start": list(self.start), "exit": self.exit,
+            "edges": [{"between": [a, b], "obstacle": self.barrier(a, b)} for a, b in self.edges],
+            "positions": {k: list(v) for k, v in self.positions.items()},
+        }
+
+
+def is_sub_multiset(small: Iterable[str], big: Iterable[str]) -> bool:
+    need = Counter(small)
+    have = Counter(big)
+    return all(have[k] >= n for k, n in need.items())
+
+
+def prune_dominated(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop options that another option to the same space beats: it gives up no more cards,
+    does not need double speed where this one does, and (for ordinary moves, whose
+    unused steps may still matter) takes no more steps."""
+    keep = []
+    for a in options:
+        dominated = False
+        for b in options:
+            if b is a or b["to"] != a["to"]:
+                continue
+            if b["double_speed"] and not a["double_speed"]:
+                continue
+            if not is_sub_multiset(b["spend"], a["spend"]):
+                continue
+            if not a["double_speed"] and b["steps"] > a["steps"]:
+                continue
+            if sorted(b["spend"]) == sorted(a["spend"]) and b["double_speed"] == a["double_speed"]:
+                continue  # the same option (walks() gives one per destination and cost)
+            dominated = True
+            break
+        if not dominated:
+            keep.append(a)
+    return keep
+
+
+class MovementRules:
+    """The movement phase of Mirakel Mix, mixed into the engine.
+
+    ``state["movement"]`` is ``{"queue": [{"seat", "steps"}, ...], "used": steps taken by
+    the current mover, "double": double speed used in this go, "moved": any step taken}``;
+    the first in the queue is moving. Uses the engine's ``cave_of``, ``flask_names``,
+    ``obstacles``, ``_name`` and ``_end_go``.
+    """
+
+    def mover(self, s: State) -> int | None:
+        m = s.get("movement")
+        return m["queue"][0]["seat"] if m else None
+
+    def steps_left(self, s: State) -> int:
+        m = s["movement"]
+        return m["queue"][0]["steps"] - m["used"]
+
+    def move_options(self, s: State) -> list[dict[str, Any]]:
+        """Every destination the current mover can reach, with its cost: the obstacle
+        cards given up, whether double speed is used, and the steps it takes."""
+        m = s.get("movement")
+        if not m or m["double"]:
+            return []
+        seat = m["queue"][0]["seat"]
+        cave = self.cave_of(s)
+        here = s["apprentices"][seat]
+        cards = s["cards"][seat]
+        taken = {p for i, p in enumerate(s["apprentices"]) if i != seat and p is not None}
+        left = self.steps_left(s)
+        options = []
+        if left > 0:
+            for (to, spent), steps in cave.walks(here, left, cards).items():
+                if to not in taken:
+                    options.append({"to": to, "spend": list(spent), "double_speed": False, "steps": steps})
+        if (m["used"] == 0 and not m["moved"] and cards.get("double_speed", 0) > 0
+                and seat not in s["turn"]["double_used"]):
+            for (to, spent), steps in cave.walks(here, 2 * left, cards).items():
+                if to not in taken:
+                    options.append({"to": to, "spend": list(spent), "double_speed": True, "steps": steps})
+        return prune_dominated(options)
+
+    def swap_options(self, s: State) -> list[dict[str, Any]]:
+        """place_swap actions open to the current mover (one card per swap)."""
+        m = s.get("movement")
+        if not m or m["double"]:
+            return []
+        seat = m["queue"][0]["seat"]
+        cards = s["cards"][seat]
+        if cards.get("place_swap", 0) <= 0:
+            return []
+        cave = self.cave_of(s)
+        here = s["apprentices"][seat]
+        out = []
+        for nb in cave.adjacent[here]:
+            if nb in s["apprentices"] and nb != here:
+                card = cave.barrier(here, nb)
+                if card is not None and cards.get(card, 0) <= 0:
+                    continue
+                out.append({"type": "place_swap", "space": nb, "spend": [card] if card else []})
+        return out
+
+    def _give_back(self, s: State, seat: int, card: str) -> None:
+        s["cards"][seat][card] -= 1
+        s["piles"][card] += 1
+
+    def _need_mover(self, s: State) -> int:
+        if s["phase"] != "move":
+            raise IllegalAction("nobody is moving an apprentice now")
+        return self.mover(s)
+
+    def _do_move(self, s: State, a: Action, effects: list) -> None:
+        seat = self._need_mover(s)
+        if "to" not in a:
+            raise IllegalAction('a move names where to go ("to"), or null to stay where you are')
+        to = a["to"]
+        if to is None:  # let the remaining steps go to waste
+            self._end_go(s)
+            return
+        spend = a.get("spend", [])
+        double = a.get("double_speed", False)
+        if not isinstance(spend, list) or not all(isinstance(c, str) for c in spend) or not isinstance(double, bool):
+            raise IllegalAction('a move gives "to", a list "spend" of potion cards and "double_speed" true/false')
+        match = None
+        for opt in self.move_options(s):
+            if opt["to"] == to and sorted(opt["spend"]) == sorted(spend) and opt["double_speed"] == double:
+                match = opt
+                break
+        if match is None:
+            raise IllegalAction(self._why_not_move(s, seat, to, spend, double))
+        for card in spend:
+            self._give_back(s, seat, card)
+        m = s["movement"]
+        if double:
+            self._give_back(s, seat, "double_speed")
+            s["turn"]["double_used"].append(seat)
+            m["double"] = True
+        else:
+            m["used"] += match["steps"]
+        m["moved"] = True
+        s["apprentices"][seat] = to
+        if to == self.cave_of(s).exit:
+            s["winner"] = seat
+            self._end_go(s)
+            return
+        # The go ends unless steps remain and a place swap could still be used on the way.
+        if double or self.steps_left(s) <= 0 or not self.swap_options(s):
+            self._end_go(s)
+
+    def _why_not_move(self, s: State, seat: int, to: Any, spend: list, double: bool) -> str:
+        cave = self.cave_of(s)
+        cards = s["cards"][seat]
+        m = s["movement"]
+        if not cave.is_space(to):
+            return f"there is no cave space {to!r}"
+        if to == s["apprentices"][seat]:
+            return "your apprentice is already there: to let your steps go to waste, stay"
+        if to in s["apprentices"]:
+            other = s["apprentices"].index(to)
+            return f"only one apprentice per space: {self._name(s, other)} stands on {to}"
+        for card in set(spend):
+            if card not in self.obstacles:
+                return f"{card!r} is not an obstacle potion: only flame wall, poison pit, lightning grid and monster crypt cards are given up to cross obstacles"
+            if spend.count(card) > cards.get(card, 0):
+                return f"you do not have enough {self.flask_names[card]} potions to give up"
+        if double:
+            if cards.get("double_speed", 0) <= 0:
+                return "you have no double-speed potion"
+            if seat in s["turn"]["double_used"]:
+                return "only one double-speed potion per player per turn"
+            if m["used"] or m["moved"]:
+                return "double speed doubles your whole move, without a stop-over: use it before taking any step"
+        left = self.steps_left(s) * (2 if double else 1)
+        free = cave.walks(s["apprentices"][seat], left, {c: 99 for c in self.obstacles})
+        needs = [sp for (dest, sp), st in free.items() if dest == to]
+        if not needs:
+            dist = cave.distance(s["apprentices"][seat], to)
+            return f"{to} is {dist} steps away; you may move {left}" if dist else f"you cannot reach {to}"
+        crossed = {c for sp in needs for c in sp}
+        extra = [c for c in spend if c not in crossed]
+        if extra:
+            return f"no {self.flask_names[extra[0]]} lies on your way to {to}: keep that potion"
+        cheapest = min(needs, key=len)
+        missing = [c for c in set(cheapest) if cheapest.count(c) > spend.count(c)]
+        if missing:
+            c = missing[0]
+            if cards.get(c, 0) < cheapest.count(c):
+                return f"you cannot cross the {self.flask_names[c]} without a {self.flask_names[c]} potion to give up"
+            return f"crossing the {self.flask_names[c]} costs a {self.flask_names[c]} potion: give it up to pass"
+        if double and any(o["to"] == to and not o["double_speed"] for o in self.move_options(s)):
+            return f"you reach {to} without double speed: keep that potion for a longer move"
+        return "that move does not match a way through the cave: choose one of the moves offered"
+
+    def _do_place_swap(self, s: State, a: Action, effects: list) -> None:
+        seat = self._need_mover(s)
+        cave = self.cave_of(s)
+        space = a.get("space")
+        here = s["apprentices"][seat]
+        if s["cards"][seat].get("place_swap", 0) <= 0:
+            raise IllegalAction("you have no place-swap potion")
+        if not cave.is_space(space) or space not in cave.adjacent[here]:
+            raise IllegalAction("a place swap works only with an apprentice on an adjacent space")
+        if space not in s["apprentices"]:
+            raise IllegalAction(f"nobody stands on {space} to swap places with")
+        card = cave.barrier(here, space)
+        need = [card] if card else []
+        spend = a.get("spend", need)
+        if not isinstance(spend, list) or not all(isinstance(c, str) for c in spend) or sorted(spend) != need:
+            raise IllegalAction(f"this swap costs the place-swap potion{' and a ' + self.flask_names[card] + ' potion' if card else ''}, nothing else")
+        if card and s["cards"][seat].get(card, 0) <= 0:
+            raise IllegalAction(f"a {self.flask_names[card]} lies between you: swapping across it also costs a {self.flask_names[card]} potion, and you have none")
+        other = s["apprentices"].index(space)
+        self._give_back(s, seat, "place_swap")
+        if card:
+            self._give_back(s, seat, card)
+        s["apprentices"][other], s["apprentices"][seat] = here, space
+        if self.steps_left(s) <= 0 and not self.swap_options(s):
+            self._end_go(s)
+
