@@ -22,10 +22,10 @@ def free_port() -> int:
 
 
 class DaemonProcess:
-    def __init__(self, data_dir: Path, *args: str, port: int | None = None):
+    def __init__(self, data_dir: Path, *args: str, port: int | None = None, sim: bool = True):
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
-        self.args = args
+        self.args = (("--sim",) if sim else ()) + args
         self.proc: subprocess.Popen | None = None
         self.output = b""
 
@@ -35,7 +35,7 @@ class DaemonProcess:
 
     def start(self, timeout: float = 30) -> "DaemonProcess":
         env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONUNBUFFERED="1")
-        cmd = [sys.executable, "-m", "controller.cli", "run", "--sim", "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", "controller.cli", "run", "--host", "127.0.0.1",
                "--port", str(self.port), "--data-dir", str(self.data_dir), *self.args]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

@@ -71,3 +71,15 @@ def test_wrong_pin_is_refused(tmp_path):
         assert status == 401 and "PIN" in body["error"]
     finally:
         d.terminate()
+
+
+def test_without_gpio_and_without_sim_it_falls_back_to_simulated_devices(tmp_path):
+    from controller.devices.pins import gpio_available
+    if gpio_available("auto")[0]:
+        pytest.skip("this machine has real GPIO")
+    d = DaemonProcess(tmp_path, sim=False).start()
+    status, health = d.request("GET", "/healthz")
+    assert status == 200 and health["devices"]["simulated"] is True
+    assert d.terminate() == 0
+    out = d.output.decode()
+    assert "falling back to simulated devices" in out and "not a Raspberry Pi" in out
