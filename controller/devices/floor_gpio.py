@@ -20,7 +20,7 @@ from typing import Any
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
-from .forest_floor import CLOCKWISE, DIRECTIONS, FAULT, HOMING, IDLE, MOVING, ForestFloor
+from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
@@ -124,11 +124,7 @@ class GpioForestFloor(ForestFloor):
         return self._steps
 
     def rotate(self, ants: int, direction: str) -> None:
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {DIRECTIONS}")
-        if ants < 0:
-            raise ValueError("ants must be zero or more")
-        sign = 1 if direction == CLOCKWISE else -1
+        sign = 1 if self.signed_ants(ants, direction) >= 0 else -1
         with self._lock:
             self._check_free()
             target = self._target_ants + sign * ants

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from . import floorproto as P
-from .forest_floor import CLOCKWISE, DIRECTIONS, FAULT, HOMING, IDLE, MOVING, ForestFloor
+from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor
 from .pico_link import CONNECTED, WRONG_FIRMWARE, LinkDown, LinkTimings, PicoLink
 
 log = logging.getLogger(__name__)
@@ -81,11 +81,7 @@ class SerialForestFloor(ForestFloor):
 
     # --- the ForestFloor interface -------------------------------------------
     def rotate(self, ants: int, direction: str) -> None:
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {DIRECTIONS}")
-        if ants < 0:
-            raise ValueError("ants must be zero or more")
-        sign = 1 if direction == CLOCKWISE else -1
+        sign = 1 if self.signed_ants(ants, direction) >= 0 else -1
         self._ask_move(sign * ants * self.steps_per_ant, {"ants": ants, "direction": direction})
 
     def move_steps(self, steps: int) -> None:

@@ -11,7 +11,7 @@ import math
 import threading
 from typing import Any
 
-from .forest_floor import CLOCKWISE, DIRECTIONS, FAULT, HOMING, IDLE, MOVING, ForestFloor
+from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 STALL = "the floor is stuck (stall): turn it by hand"
@@ -47,11 +47,7 @@ class SimulatedForestFloor(ForestFloor):
         return self._position % self.ants_around
 
     def rotate(self, ants: int, direction: str) -> None:
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {DIRECTIONS}")
-        if ants < 0:
-            raise ValueError("ants must be zero or more")
-        sign = 1 if direction == CLOCKWISE else -1
+        sign = 1 if self.signed_ants(ants, direction) >= 0 else -1
         self._start(MOVING, sign * float(ants), {"ants": ants, "direction": direction})
 
     def move_steps(self, steps: int) -> None:

@@ -48,6 +48,15 @@ class ForestFloor(Device):
         raise NotImplementedError
 
     # --- shared plumbing ----------------------------------------------------
+    @staticmethod
+    def signed_ants(ants: int, direction: str) -> int:
+        """``ants`` with a sign: clockwise positive. ValueError names what is allowed."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
+        if ants < 0:
+            raise ValueError("ants must be zero or more")
+        return ants if direction == CLOCKWISE else -ants
+
     def on_change(self, listener: Callable[[dict[str, Any]], None]) -> None:
         """Call ``listener(status)`` whenever state or position changes."""
         self._listeners.append(listener)

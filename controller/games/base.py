@@ -67,13 +67,14 @@ class Game:
     name: str = ""
     min_players: int = 2
     max_players: int = 4
+    data_file: str = ""          # controller/games/data/<data_file>.toml
 
     def __init__(self, data: dict[str, Any] | None = None):
         self.data = data if data is not None else self.default_data()
 
     @classmethod
     def default_data(cls) -> dict[str, Any]:
-        return {}
+        return load_data(cls.data_file) if cls.data_file else {}
 
     # --- the contract -------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import (Action, BadSetup, Effect, Game, IllegalAction, State, load_data,
+from .base import (Action, BadSetup, Effect, Game, IllegalAction, State,
                    new_rng_state, rng_from, rng_store)
 from . import mirakel_coach as coach
 from .mirakel_cave import Cave, MovementRules
@@ -61,10 +61,7 @@ class MirakelMix(MovementRules, Game):
     name = "Mirakel Mix"
     min_players = 2
     max_players = 4
-
-    @classmethod
-    def default_data(cls) -> dict[str, Any]:
-        return load_data("mirakel_mix")
+    data_file = "mirakel_mix"
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .base import (Action, BadSetup, Effect, Game, IllegalAction, State, load_data,
+from .base import (Action, BadSetup, Effect, Game, IllegalAction, State,
                    new_rng_state, rng_from, rng_store)
 
 CLOCKWISE, COUNTER_CLOCKWISE = "clockwise", "counter_clockwise"
@@ -91,10 +91,7 @@ class Zauberwald(Game):
     name = "Im großen Zauberwald"
     min_players = 2
     max_players = 4
-
-    @classmethod
-    def default_data(cls) -> dict[str, Any]:
-        return load_data("zauberwald")
+    data_file = "zauberwald"
 
     @staticmethod
     def copy(state: State) -> State:
