@@ -1,0 +1,330 @@
+"""Im großen Zauberwald on the tablet, in headless Chromium, with the simulated forest floor.
+
+A master's turn by taps drives the floor (after the three-second countdown); the floor
+reports its new position and only then does the search start. Then baskets are checked,
+one with a penalty the tablet explains. Also: the big STOP, a table without a motor,
+the end screen, and the wider tablet. Screenshots go to test-output/<test>/.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import LiveTable
+from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, wait_for_phase
+from tests.web.helpers import PIN, SECRET
+
+pytestmark = pytest.mark.browser
+
+# Every value the page's body took for data-phase, in order (a MutationObserver).
+WATCH_PHASES_JS = """
+() => {
+  window.__phases = [document.body.dataset.phase];
+  new MutationObserver(() => {
+    const p = document.body.dataset.phase;
+    if (p !== window.__phases[window.__phases.length - 1]) window.__phases.push(p);
+  }).observe(document.body, {attributes: true, attributeFilter: ['data-phase']});
+}
+"""
+
+
+def make_table(tmp_path, *, floor: bool, ants_per_second: float = 8.0):
+    """A live table on the daemon's own DeviceHub.build (simulated), floor speed from config."""
+    from controller.config import Config
+    from controller.devices.hub import DeviceHub
+    from controller.store import Store
+    from controller.table import Table
+    from web_ui import create_app
+
+    config = Config.defaults()
+    config["simulation"]["floor_ants_per_second"] = ants_per_second
+    config["forest_floor"]["backend"] = "auto" if floor else "none"
+    store = Store(tmp_path / "table.sqlite3")
+    table = Table(store)
+    hub = DeviceHub.build(config, sim=True, table=table, say=lambda *_: None)
+    table.on_effect(hub.handle_effect)
+    app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
+                     settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
+    live = LiveTable("", table, app)
+    live.serve()
+    return live, hub, store
+
+
+@pytest.fixture
+def forest(tmp_path):
+    live, hub, store = make_table(tmp_path, floor=True)
+    yield live, hub
+    live.stop()
+    hub.close()
+    store.close()
+
+
+@pytest.fixture
+def bare_forest(tmp_path):
+    live, hub, store = make_table(tmp_path, floor=False)
+    yield live, hub
+    live.stop()
+    hub.close()
+    store.close()
+
+
+@pytest.fixture
+def page_at(browser):
+    """page_at(url, size) → a fresh page that fails the test on any JS error."""
+    contexts, errors = [], []
+
+    def open_page(url: str, size=(1024, 768)):
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.set_default_timeout(30_000)
+        page.goto(url)
+        page.wait_for_selector("#zw")
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    real = [e for e in errors if "Failed to load resource" not in e]
+    assert not real, f"the page reported errors: {real}"
+
+
+def start(live: LiveTable, players=("Julie", "Linus"), seed=3) -> dict:
+    status, session = live.call("POST", "/api/v1/session",
+                                {"game": "zauberwald", "players": list(players), "seed": seed})
+    assert status == 201, session
+    return session
+
+
+def no_overflow(page, size) -> None:
+    scroll = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    assert scroll[0] <= size[0] and scroll[1] <= size[1], f"the page hangs off the screen: {scroll}"
+
+
+def linus_penalty_basket(player: dict) -> tuple[dict[str, int], str]:
+    """Two different correct ingredients for his current card, plus one wrong one."""
+    cards = player["cards"]
+    k = player["current_card"]
+    missing = cards[k]["missing"]
+    later: dict[str, int] = {}
+    for card in cards[k + 1:]:
+        if not card["finished"]:
+            for c, n in card["recipe"].items():
+                later[c] = later.get(c, 0) + n
+    a, b = sorted(missing)[:2]
+    wrong = min((c for c in ("red", "yellow", "green", "orange", "black", "blue", "white", "purple")
+                 if not missing.get(c)), key=lambda c: later.get(c, 0))
+    # what a later card needs goes back without penalty; one more is wrong
+    return {a: 1, b: 1, wrong: later.get(wrong, 0) + 1}, wrong
+
+
+def test_a_master_turn_drives_the_floor_then_the_baskets_are_checked(forest, page_at, output_dir):
+    live, hub = forest
+    floor = hub.forest_floor
+    session = start(live)
+    page = page_at(live.url)
+    page.evaluate(WATCH_PHASES_JS)
+    assert wait_for_phase(page, "choose") == "choose"
+    assert "Julie" in page.locator("#prompt").inner_text()
+    assert page.locator("#zw-floor").get_attribute("data-state") in ("idle", "unknown")
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "1-choose.png"))
+
+    # tile 3, clockwise: the first change asks for the PIN
+    page.locator('button.zw-tile[data-tile="3"]').tap()
+    enter_pin(page)
+    wait_for_phase(page, "turn")
+    page.locator('button.zw-direction[data-direction="clockwise"]').tap()
+    assert page.locator("#zw-turn").inner_text() == "Turn 3 ants clockwise"
+    page.screenshot(path=str(output_dir / "2-turn.png"))
+    page.locator("#zw-turn").tap()
+
+    # the countdown: visible, and nothing moves until it ends
+    page.wait_for_selector("#zw-countdown")
+    assert page.locator("#zw-count-number").inner_text() in ("3", "2", "1")
+    assert live.table.session()["state"]["phase"] == "turn"
+    assert floor.state == "idle" and floor.position == 0
+    page.screenshot(path=str(output_dir / "3-countdown.png"))
+
+    # then the floor turns by itself and the search starts when it reports back
+    assert wait_for_phase(page, "search") == "search"
+    phases = page.evaluate("() => window.__phases")
+    assert phases[-3:] == ["turn", "turning", "search"] or phases[-2:] == ["turn", "search"]
+    session = live.table.session()
+    assert session["state"]["floor"]["position"] == 3
+    assert floor.position == 3 and floor.status()["last_move"] == {"ants": 3, "direction": "clockwise",
+                                                                    "result": "done"}
+    log = live.table.store.actions(session["id"])
+    assert log[-1]["action"] == {"type": "floor_turned"} and log[-1]["source"] == "sensor"
+    page.wait_for_selector('#zw-floor[data-position="3.0"], #zw-floor[data-position="3"]')
+    page.wait_for_function("() => document.querySelector('#zw-timer').textContent !== '0:00'")
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "4-search.png"))
+
+    # "end your search!" with the tile's three, then Julie's basket: three correct ones
+    page.locator('button.zw-end[data-count="3"]').tap()
+    wait_for_phase(page, "check")
+    julie = session["state"]["players"][0]
+    need = julie["cards"][julie["current_card"]]["missing"]
+    picks = [c for c, n in need.items() for _ in range(n)][:3]
+    for colour in picks:
+        page.locator(f'button.zw-add[data-colour="{colour}"]').tap()
+    assert page.locator("#zw-basket-sum").inner_text().startswith("In the basket: 3")
+    assert page.locator("button.zw-add:not([disabled])").count() == 0       # the master's limit: 3
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "5-basket.png"))
+    before = page.get_attribute("body", "data-version")
+    page.locator("#zw-check").tap()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
+
+    # Linus: two right, one wrong: he chooses which correct one goes back
+    linus = live.table.session()["state"]["players"][1]
+    basket, wrong = linus_penalty_basket(linus)
+    for colour, n in basket.items():
+        for _ in range(n):
+            page.locator(f'button.zw-add[data-colour="{colour}"]').tap()
+    page.locator("#zw-check").tap()
+    assert wait_for_phase(page, "penalty") == "penalty"
+    assert "1 wrong" in page.locator("#zw-stage").inner_text()
+    assert page.locator("button.zw-penalty").count() == 2
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "6-penalty.png"))
+    page.locator("button.zw-penalty").first.tap()
+
+    # the next round, with the last round's baskets explained
+    assert wait_for_phase(page, "choose") == "choose"
+    results = page.locator("#zw-results").inner_text()
+    assert f"1 {wrong} wrong" in results
+    assert "Penalty for 1 wrong" in results
+    assert page.locator('#zw-results .zw-result[data-seat="1"] li.bad').count() >= 2
+    last = live.table.session()["state"]["last_round"]["results"]
+    assert [r["seat"] for r in last] == [0, 1] and sum(last[1]["penalty"].values()) == 1
+    assert "Linus" in page.locator("#prompt").inner_text()
+    page.screenshot(path=str(output_dir / "7-results.png"))
+
+
+def test_the_big_stop_halts_the_floor_and_the_master_finishes_by_hand(forest, page_at, output_dir):
+    live, hub = forest
+    floor = hub.forest_floor
+    floor.speed = 1.0                                    # slow enough to reach the button
+    start(live)
+    live.call("POST", "/api/v1/session/actions", {"action": {"type": "choose_tile", "seat": 0, "tile": 4}})
+    page = page_at(live.url)
+    wait_for_phase(page, "turn")
+    page.locator("#btn-lock").tap()
+    enter_pin(page)
+    page.locator('button.zw-direction[data-direction="counter_clockwise"]').tap()
+    page.locator("#zw-turn").tap()
+    page.wait_for_selector("#zw-countdown")
+    page.locator("#zw-cancel").tap()                     # changed his mind: nothing moves
+    page.wait_for_selector("#zw-countdown", state="detached")
+    assert live.table.session()["state"]["phase"] == "turn" and floor.state == "idle"
+
+    page.locator("#zw-turn").tap()
+    page.wait_for_selector("#zw-stop")                   # shown while the floor moves
+    assert floor.state == "moving"
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "1-moving.png"))
+    page.locator("#zw-stop").tap()
+    page.wait_for_selector("#zw-by-hand")
+    assert floor.state == "idle" and floor.status()["last_move"]["result"] == "stopped"
+    assert page.locator("#zw-stop").count() == 0
+    text = page.locator("#zw-by-hand").inner_text()
+    assert "more ant" in text and "counter-clockwise" in text
+    assert "stopped after" in page.locator("#zw-stage").inner_text()
+    assert live.table.session()["state"]["phase"] == "turning"
+    page.screenshot(path=str(output_dir / "2-by-hand.png"))
+    page.locator("#zw-done").tap()
+    assert wait_for_phase(page, "search") == "search"
+    assert live.table.session()["state"]["floor"]["position"] == 12      # 4 ants counter-clockwise
+    # a stopped floor offers homing before the next turn (it may have slipped)
+    assert floor.state == "idle"
+
+
+def test_without_a_motor_the_tablet_says_how_to_turn_by_hand(bare_forest, page_at, output_dir):
+    live, hub = bare_forest
+    assert hub.forest_floor is None
+    start(live)
+    live.call("POST", "/api/v1/session/actions", {"action": {"type": "choose_tile", "seat": 0, "tile": 2}})
+    page = page_at(live.url)
+    wait_for_phase(page, "turn")
+    page.wait_for_selector('#zw-floor[data-state="none"]')
+    page.locator("#btn-lock").tap()
+    enter_pin(page)
+    page.locator('button.zw-direction[data-direction="counter_clockwise"]').tap()
+    assert page.locator("#zw-turn").inner_text() == "Turn by hand: 2 ants counter-clockwise"
+    page.locator("#zw-turn").tap()
+    wait_for_phase(page, "turning")
+    assert page.locator("#zw-countdown").count() == 0
+    assert "2 ants counter-clockwise" in page.locator("#zw-by-hand").inner_text()
+    assert "no motor" in page.locator("#zw-stage").inner_text().lower()
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "by-hand.png"))
+    page.locator("#zw-done").tap()
+    assert wait_for_phase(page, "search") == "search"
+    assert live.table.session()["state"]["floor"]["position"] == 14
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_the_end_screen_names_the_winners_and_fits(bare_forest, page_at, output_dir, size):
+    live, _ = bare_forest
+    session = start(live, players=("Julie", "Linus", "Mia", "Noah"), seed=9)
+    # a whole game by script (empty baskets, no "stop!"), until the tiles run out
+    prefer = ["turn", "floor_turned", "end_search", "basket", "return_ingredients", "choose_tile"]
+    while session["outcome"] is None:
+        action = min((a for a in session["legal_actions"] if a["type"] in prefer),
+                     key=lambda a: prefer.index(a["type"]))
+        status, session = live.call("POST", "/api/v1/session/actions", {"action": action})
+        assert status == 200, session
+    page = page_at(live.url, size)
+    assert wait_for_phase(page, "over") == "over"
+    winners = [session["players"][s] for s in session["outcome"]["winners"]]
+    assert all(name in page.locator("#zw-winner").inner_text() for name in winners)
+    assert "magic tile" in page.locator("#zw-stage").inner_text()
+    no_overflow(page, size)
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "over.png"))
+
+
+def test_four_players_in_the_search_fit_a_small_tablet(forest, page_at, output_dir):
+    live, _ = forest
+    session = start(live, players=("Julie", "Linus", "Mia", "Noah"), seed=5)
+    for action in ({"type": "choose_tile", "seat": 0, "tile": 4}, {"type": "turn", "seat": 0, "direction": "clockwise"}):
+        status, session = live.call("POST", "/api/v1/session/actions", {"action": action})
+        assert status == 200, session
+    page = page_at(live.url)
+    assert wait_for_phase(page, "search") == "search"
+    no_overflow(page, (1024, 768))
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "search-4.png"))
+
+
+def test_a_stall_is_finished_by_hand_and_the_home_button_clears_the_fault(forest, page_at, output_dir):
+    live, hub = forest
+    floor = hub.forest_floor
+    floor.fail_next("stall", after_ants=0.5)
+    start(live)
+    for action in ({"type": "choose_tile", "seat": 0, "tile": 2}, {"type": "turn", "seat": 0, "direction": "clockwise"}):
+        status, session = live.call("POST", "/api/v1/session/actions", {"action": action})
+        assert status == 200, session
+    assert floor.wait_idle(30) and floor.state == "fault"
+    page = page_at(live.url)
+    assert wait_for_phase(page, "turning") == "turning"
+    page.wait_for_selector("#zw-by-hand")
+    assert "stall" in page.locator("#zw-stage").inner_text()
+    assert "1½ more ants clockwise" in page.locator("#zw-by-hand").inner_text()
+    assert page.locator("#zw-home").count() == 0          # first finish this turn by hand
+    assert page.locator('#zw-floor[data-state="fault"]').count() == 1
+    page.screenshot(path=str(output_dir / "1-stall.png"))
+    page.locator("#btn-lock").tap()
+    enter_pin(page)
+    page.locator("#zw-done").tap()
+    assert wait_for_phase(page, "search") == "search"
+
+    page.locator("#zw-home").tap()                         # the floor may have slipped: home it
+    page.wait_for_selector('#zw-floor[data-state="idle"]')
+    assert floor.position == 0 and floor.status()["last_move"]["result"] == "done"
+    assert page.locator("#zw-home").count() == 0
+    assert live.table.session()["state"]["phase"] == "search"     # homing is not a turn
+    page.screenshot(path=str(output_dir / "2-homed.png"))

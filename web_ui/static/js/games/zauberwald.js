@@ -1,0 +1,353 @@
+// Im großen Zauberwald at the table: the master's tile, direction and turn (with countdown
+// and STOP), the search timer, basket checks with every penalty explained, the recipe cards.
+// Drawn by app.js as render(root, session, ctx); the guide is docs/zauberwald-tablet.md.
+import { el } from "../ui.js";
+import { askPin, isUnlocked } from "../pinpad.js";
+import { chipGrid, chipRow, learnPalette, total, words } from "./zauberwald/chips.js";
+import {
+  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor,
+  hasMotor, moving, pollSoon, startCountdown,
+} from "./zauberwald/floor.js";
+import { playersStrip, resultsPanel, seatToken } from "./zauberwald/panels.js";
+
+const ORDINAL = ["first", "second", "third"];
+const DIRECTIONS = ["clockwise", "counter_clockwise"];
+
+let last = null;             // {root, session, ctx}: what we drew last, to redraw on floor news
+const chosenDirection = {};  // round key -> direction the master tapped (not sent until "turn")
+const baskets = {};          // round key + seat -> {colour: n} being entered
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const roundKey = (session) => `${session.id}:${session.state.round_number}`;
+
+export function render(root, session, ctx) {
+  last = { root, session, ctx };
+  draw();
+  followFloor((big) => (big ? draw() : refreshFloor()),
+    () => ["turn", "turning"].includes(last?.session.state.phase) || countingDown());
+}
+
+function draw() {
+  if (!last) return;
+  const { root, session, ctx } = last;
+  const state = session.state;
+  learnPalette(state.colours);
+  document.body.dataset.phase = state.phase;
+  if (state.phase !== "turn") cancelCountdown();        // someone else moved the game on
+  const names = session.players || state.players.map((p) => p.name);
+  const stage = STAGES[state.phase] || stageOver;
+  const prompt = document.querySelector("#prompt");
+  const parts = stage(state, session, ctx, names);
+  if (prompt) prompt.textContent = parts.prompt;
+  const tree = el("div.zw", { id: "zw", dataset: { phase: state.phase } },
+    el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
+    el("aside.zw-side", {},
+      floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
+                   mayHome: !["turning"].includes(state.phase) }),
+      resultsPanel(state, names)),
+    playersStrip(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }));
+  // the STOP on screen stays the same button across redraws, so a finger on it is never lost
+  const oldStop = document.querySelector("#zw-stop");
+  const newStop = tree.querySelector("#zw-stop");
+  if (oldStop && newStop) newStop.replaceWith(oldStop);
+  root.replaceChildren(tree);
+}
+
+/** Between big changes only the dial and the progress line move (the STOP button stays put). */
+function refreshFloor() {
+  if (!last) return;
+  const old = document.querySelector("#zw-floor");
+  if (!old) return;
+  const { session, ctx } = last;
+  const fresh = floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: session.state.floor.position,
+                             mayHome: session.state.phase !== "turning" });
+  old.dataset.state = fresh.dataset.state;
+  old.dataset.position = fresh.dataset.position;
+  old.querySelector(".zw-floor-row")?.replaceWith(fresh.querySelector(".zw-floor-row"));
+  const progress = document.querySelector("#zw-turn-progress");
+  if (progress) progress.textContent = progressWords(session.state.round);
+}
+
+// --- choose & turn: the master magician -----------------------------------------------------
+function stageMaster(state, session, ctx, names) {
+  const m = state.master;
+  const master = state.players[m];
+  const chosen = state.phase === "turn" ? state.round.tile : null;
+  const values = [...new Set([...master.tiles, ...(chosen ? [chosen] : [])])].sort((a, b) => a - b);
+  const key = roundKey(session);
+  const direction = chosenDirection[key] || null;
+  const motor = hasMotor() || !floor.known;
+
+  const tiles = values.map((v) => {
+    const left = master.tiles.filter((t) => t === v).length + (v === chosen ? 1 : 0);
+    return el(`button.zw-tile.big${v === chosen ? ".chosen" : ""}`, {
+      type: "button", dataset: { tile: String(v) }, "aria-pressed": v === chosen ? "true" : "false",
+      onclick: () => { if (v !== chosen) ctx.perform({ type: "choose_tile", seat: m, tile: v }); },
+    }, el("span.zw-tile-number", {}, String(v)), el("span.zw-tile-left", {}, `${left} left`));
+  });
+  const arrows = DIRECTIONS.map((d) => el(`button.zw-direction${d === direction ? ".chosen" : ""}`, {
+    type: "button", dataset: { direction: d }, "aria-pressed": d === direction ? "true" : "false",
+    onclick: () => { chosenDirection[key] = d; draw(); },
+  }, el("span.zw-arrow", { "aria-hidden": "true" }, dirArrow(d)), el("span.zw-dir-word", {}, dirWords(d))));
+
+  const ready = chosen && direction;
+  const label = !ready ? "Turn the floor"
+    : motor ? `Turn ${plural(chosen, "ant")} ${dirWords(direction)}`
+      : `Turn by hand: ${plural(chosen, "ant")} ${dirWords(direction)}`;
+  const turn = el("button.big-button.go.zw-turn", { type: "button", id: "zw-turn", disabled: !ready || moving(),
+    onclick: () => turnTheFloor(ctx, m, chosen, direction) }, label);
+
+  return {
+    prompt: `${names[m]}, master magician: ${chosen ? "which way does the floor turn?" : "pick a magic tile"}`,
+    body: [
+      el("h2.zw-title", {}, seatToken(m, names), ` ${names[m]} is the master magician`),
+      el("div.zw-step", {}, el("div.zw-step-label", {}, "1 · Magic tile: ingredients to collect and ants to turn"),
+        el("div.zw-tile-row", {}, tiles)),
+      el("div.zw-step", {}, el("div.zw-step-label", {}, "2 · Which way?"), el("div.zw-direction-row", {}, arrows)),
+      el("div.zw-step", {}, el("div.zw-step-label", {},
+        motor ? "3 · Turn (the tablet counts down three seconds first)" : "3 · No motor here: you turn the floor by hand"),
+      turn),
+    ],
+  };
+}
+
+async function turnTheFloor(ctx, seat, tile, direction) {
+  const action = { type: "turn", seat, direction };
+  if (floor.known && !hasMotor()) {           // nothing moves by itself: no countdown needed
+    await ctx.perform(action);
+    return;
+  }
+  if (moving()) { ctx.toast("The forest floor is still moving. Wait until it stands still.", "warn"); return; }
+  // the PIN first, so the countdown is never followed by a PIN pad and a late start
+  if (!isUnlocked() && !(await askPin())) return;
+  startCountdown(`The forest floor turns ${plural(tile, "ant")} ${dirWords(direction)} in`, async () => {
+    pollSoon();
+    await ctx.perform(action);
+    pollSoon();
+  });
+}
+
+// --- turning: the floor moves, or the master turns it by hand ---------------------------------
+function progressWords(rnd) {
+  const t = floor.turn;
+  if (!t || !rnd) return "";
+  return `${t.travelled.toFixed(1)} of ${plural(rnd.ants, "ant")} ${dirWords(rnd.direction)}`;
+}
+
+function stageTurning(state, session, ctx, names) {
+  const rnd = state.round;
+  const s = floor.status;
+  const thisTurn = floor.turn && floor.turn.ants === rnd.ants && floor.turn.direction === rnd.direction;
+  if (s && s.state === "moving") {
+    return {
+      prompt: "The forest floor is turning: hands off!",
+      body: [
+        el("h2.zw-title", {}, `${dirArrow(rnd.direction)} The forest floor is turning`),
+        el("p.zw-big-line", { id: "zw-turn-progress" }, progressWords(rnd)),
+        el("p.zw-hint", {}, "Tap the red STOP if a tree tips over or a hand is in the way: the floor halts at once."),
+      ],
+    };
+  }
+  if (s && s.last_move?.result === "done" && s.state === "idle" && thisTurn) {
+    return {
+      prompt: "The floor has turned",
+      body: [el("h2.zw-title", {}, "The floor has turned"), el("p.zw-hint", {}, "The search starts in a moment…"),
+        doneButton(ctx, "quiet", "It has turned: start the search")],
+    };
+  }
+  // No motor, a stop or a fault: the master finishes by hand.
+  let remaining = rnd.ants;
+  let why = floor.known ? "There is no motor on this table." : "";
+  if (s) {
+    if (thisTurn) remaining = floor.turn.remaining;
+    if (s.state === "fault") {
+      const fault = String(s.fault || "a fault").replace(/: turn it by hand$/, "");
+      why = thisTurn ? `The floor stopped after ${antsWords(rnd.ants - remaining)} of ${plural(rnd.ants, "ant")}: ${fault}.`
+        : `The floor could not turn: ${fault}.`;
+    }
+    else if (s.last_move?.result === "stopped") {
+      why = `The floor was stopped after ${antsWords(rnd.ants - remaining)} of ${plural(rnd.ants, "ant")}.`;
+    } else why = "The floor did not turn by itself.";
+  }
+  const more = remaining < rnd.ants ? " more" : "";
+  const n = antsWords(remaining);
+  return {
+    prompt: `${names[state.master]}: turn the floor by hand, then tap done`,
+    body: [
+      el("p.zw-why", {}, why),
+      el("h2.zw-title.zw-by-hand", { id: "zw-by-hand" },
+        el("span.zw-arrow.huge", { "aria-hidden": "true" }, dirArrow(rnd.direction)),
+        el("span", {}, `Turn the floor by hand: ${n}${more} ant${n === "1" ? "" : "s"} ${dirWords(rnd.direction)}`)),
+      el("p.zw-hint", {}, "Hold the centre of the main tree and count the ants on the rim as they pass your basket."),
+      doneButton(ctx, "go", "Done: the floor is turned"),
+    ],
+  };
+}
+
+function doneButton(ctx, kind, label) {
+  return el(`button.big-button.${kind}.zw-done`, { type: "button", id: "zw-done",
+    onclick: () => ctx.perform({ type: "floor_turned", manual: true }) }, label);
+}
+
+// --- search: the timer and "end your search!" ----------------------------------------------
+function searchStart(session) {
+  const key = `zw-search:${roundKey(session)}`;
+  let start = Number(sessionStorage.getItem(key));
+  if (!start) {
+    start = Date.now();
+    try { sessionStorage.setItem(key, String(start)); } catch (_) { /* private mode: per page only */ }
+  }
+  return start;
+}
+
+function clock(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+setInterval(() => {
+  const t = document.querySelector("#zw-timer");
+  if (t) t.textContent = clock(Date.now() - Number(t.dataset.start));
+}, 250);
+
+function stageSearch(state, session, ctx, names) {
+  const rnd = state.round;
+  const m = state.master;
+  const counts = rnd.end_search_counts || [rnd.tile];
+  const start = searchStart(session);
+  const stoppers = state.players.filter((p) => p.may_stop);
+  return {
+    prompt: `Search! ${names[m]} collects ${plural(rnd.tile, "ingredient")}`,
+    body: [
+      el("div.zw-search-head", {},
+        el("h2.zw-title", {}, "Search!"),
+        el("span.zw-timer", { id: "zw-timer", dataset: { start: String(start) }, role: "timer" }, clock(Date.now() - start))),
+      el("p.zw-needs", {}, `The floor turned ${plural(rnd.ants, "ant")} ${dirWords(rnd.direction)}.`),
+      el("p.zw-hint", {}, `Everyone rakes for their leftmost recipe card. ${names[m]} (master) needs exactly `
+        + `${plural(rnd.tile, "ingredient")} in the basket to call “end your search!”`),
+      counts.length > 1 ? el("p.zw-hint.zw-special", {}, `${names[m]} needs only ${counts[0]} more for the last `
+        + `potion, so ${counts[0]} to ${counts[counts.length - 1]} in the basket is enough.`) : null,
+      el("div.zw-end-row", {}, counts.map((n) => el("button.big-button.go.zw-end", {
+        type: "button", dataset: { count: String(n) },
+        onclick: () => ctx.perform({ type: "end_search", seat: m, count: n }),
+      }, el("span", {}, "End your search!"), el("small", {}, `${plural(n, "ingredient")} in ${names[m]}'s basket`)))),
+      stoppers.length ? el("p.zw-hint", {}, `${stoppers.map((p) => p.name).join(" and ")} may call “stop!” `
+        + "(button under their cards) when the third potion is in the basket.") : null,
+    ],
+  };
+}
+
+// --- check: one basket after the other, master first ------------------------------------------
+function stageCheck(state, session, ctx, names) {
+  const rnd = state.round;
+  const seat = rnd.to_check[0];
+  const p = state.players[seat];
+  const isMaster = seat === state.master;
+  const limit = isMaster ? (rnd.ended_by === "master" ? rnd.count : rnd.tile) : Infinity;
+  const key = `${roundKey(session)}:${seat}`;
+  const counts = (baskets[key] ||= {});
+  const card = p.current_card !== null ? p.cards[p.current_card] : null;
+  const n = total(counts);
+  const role = rnd.stoppers.includes(seat) ? " (called “stop!”)" : isMaster ? " (master magician)" : "";
+  const check = async () => {
+    const body = await ctx.perform({ type: "basket", seat, ingredients: { ...counts } });
+    if (body) delete baskets[key];
+  };
+  return {
+    prompt: `Check ${names[seat]}'s basket`,
+    body: [
+      el("div.zw-order", { "aria-label": "baskets still to check" }, el("span.zw-small-label", {}, "to check:"),
+        rnd.to_check.map((s, i) => el(`span.zw-order-item${i === 0 ? ".now" : ""}`, {}, seatToken(s, names), names[s]))),
+      el("h2.zw-title", {}, `${names[seat]}'s basket${role}`),
+      card ? el("p.zw-needs", {}, `${ORDINAL[p.current_card]} recipe card still needs: `,
+        chipRow(card.missing, { size: "small" })) : null,
+      el("p.zw-hint", {}, "Tap a colour once for every ingredient in the basket"
+        + (isMaster ? ` (at most ${limit}).` : ".")),
+      chipGrid(counts, { onChange: draw, max: (c) => state.forest[c] || 0, limit }),
+      el("div.zw-basket-row", {},
+        el("span.zw-basket-sum", { id: "zw-basket-sum" }, `In the basket: ${n} `, chipRow(counts, { size: "small", empty: "" })),
+        el("button.big-button.quiet", { type: "button", disabled: !n, onclick: () => { baskets[key] = {}; draw(); } }, "Clear"),
+        el("button.big-button.go", { type: "button", id: "zw-check", onclick: check },
+          n ? `Check ${names[seat]}'s basket` : `${names[seat]}'s basket is empty`)),
+    ],
+  };
+}
+
+// --- penalty: which correct ingredients go back -----------------------------------------------
+function stagePenalty(state, session, ctx, names) {
+  const pending = state.round.pending;
+  const seat = pending.seat;
+  const reasons = [];
+  if (total(pending.wrong)) reasons.push(`${total(pending.wrong)} wrong (${words(pending.wrong)})`);
+  if (pending.shortfall) reasons.push(`${pending.shortfall} fewer than the magic tile says`);
+  const options = (session.legal_actions || []).filter((a) => a.type === "return_ingredients");
+  return {
+    prompt: `${names[seat]}: choose what goes back to the forest`,
+    body: [
+      el("h2.zw-title", {}, `${names[seat]} puts back ${plural(pending.count, "correct ingredient")}`),
+      el("p.zw-needs", {}, "Collected correctly this round: ", chipRow(pending.choose_from, { size: "small" })),
+      el("p.zw-why", {}, `Penalty for ${reasons.join(" and ")}: for each, one ingredient collected correctly this `
+        + "round goes back into the forest. Which?"),
+      el("div.zw-penalty-row", {}, options.map((a) => el("button.big-button.zw-penalty", {
+        type: "button", dataset: { choice: words(a.ingredients) },
+        onclick: () => ctx.perform(a),
+      }, chipRow(a.ingredients), el("span", {}, words(a.ingredients))))),
+    ],
+  };
+}
+
+// --- cards: entering the physical recipe cards --------------------------------------------------
+function stageCards(state, session, ctx, names) {
+  let seat = 0, slot = 0;
+  outer: for (const p of state.players) {
+    for (let i = 0; i < p.cards.length; i++) if (!p.cards[i]) { seat = p.seat; slot = i; break outer; }
+  }
+  const key = `cards:${session.id}:${seat}:${slot}`;
+  const counts = (baskets[key] ||= {});
+  const n = total(counts);
+  return {
+    prompt: `Enter ${names[seat]}'s ${ORDINAL[slot]} recipe card`,
+    body: [
+      el("h2.zw-title", {}, `${names[seat]}'s ${ORDINAL[slot]} recipe card (left to right)`),
+      el("p.zw-hint", {}, "Tap the seven ingredients printed on the card."),
+      chipGrid(counts, { onChange: draw, limit: 7 }),
+      el("div.zw-basket-row", {},
+        el("span.zw-basket-sum", {}, `${n} of 7 `, chipRow(counts, { size: "small", empty: "" })),
+        el("button.big-button.quiet", { type: "button", disabled: !n, onclick: () => { baskets[key] = {}; draw(); } }, "Clear"),
+        el("button.big-button.go", { type: "button", disabled: n !== 7, onclick: async () => {
+          if (await ctx.perform({ type: "enter_card", seat, slot, ingredients: { ...counts } })) delete baskets[key];
+        } }, "Enter this card")),
+    ],
+  };
+}
+
+// --- over ----------------------------------------------------------------------------------------
+function stageOver(state, session, ctx, names) {
+  const outcome = session.outcome || state.result || { winners: [], scores: { potions: [], ingredients_on_card: [] } };
+  const winners = outcome.winners.map((s) => names[s]);
+  const who = winners.length > 1 ? `${winners.slice(0, -1).join(", ")} and ${winners[winners.length - 1]} win`
+    : `${winners[0]} wins`;
+  const how = outcome.ended_by === "stop"
+    ? `${winners[0]} called “stop!” with all three magic potions cooked.`
+    : "Every magic tile has been used. The most magic potions wins; a tie goes to the most ingredients on the "
+      + "recipe card being collected; if still tied, they all win.";
+  return {
+    prompt: `Game over: ${who}!`,
+    body: [
+      el("h2.zw-title.zw-winner", { id: "zw-winner" }, `★ ${who}! ★`),
+      el("p.zw-why", {}, how),
+      el("table.zw-scores", {},
+        el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Potions"), el("th", {}, "On the card"))),
+        el("tbody", {}, state.players.map((p) => el(`tr${outcome.winners.includes(p.seat) ? ".won" : ""}`, {},
+          el("td", {}, seatToken(p.seat, names), ` ${p.name}`),
+          el("td", {}, String(outcome.scores.potions[p.seat] ?? p.potions)),
+          el("td", {}, String(outcome.scores.ingredients_on_card[p.seat] ?? 0)))))),
+      el("button.big-button.go", { type: "button",
+        onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
+    ],
+  };
+}
+
+const STAGES = {
+  cards: stageCards, choose: stageMaster, turn: stageMaster, turning: stageTurning,
+  search: stageSearch, check: stageCheck, penalty: stagePenalty, over: stageOver,
+};
