@@ -126,6 +126,10 @@ function stateWords() {
   if (!floor.known) return "Asking the floor…";
   if (!s) return "No motor: the master turns the floor by hand.";
   const at = `at ant ${Math.round(s.position) % s.ants_around}`;
+  // the Pico behind a USB cable (serial back-end): say when the link is not up
+  const link = s.link;
+  if (link && link.state === "wrong_firmware") return `Wrong Pico firmware: ${link.message}`;
+  if (link && link.state !== "connected") return `Pico ${link.state}: ${link.message || "waiting for the floor"}`;
   if (s.state === "moving") {
     const t = floor.turn;
     return t ? `Turning ${dirWords(t.direction)}: ${t.travelled.toFixed(1)} of ${t.ants} ants` : "Turning…";
@@ -134,7 +138,8 @@ function stateWords() {
   if (s.state === "fault") return `Fault: ${s.fault || "the floor could not turn"}`;
   const result = s.last_move?.result;
   if (result === "stopped") return `Stopped ${at}`;
-  return `Ready, ${at}${s.simulated ? " (simulated)" : ""}`;
+  const via = link ? ` (Pico firmware ${link.firmware})` : s.simulated ? " (simulated)" : "";
+  return `Ready, ${at}${via}`;
 }
 
 /** The right-hand floor panel: dial, state, STOP while moving, Home when it needs homing. */
