@@ -1,6 +1,194 @@
-"""Routes for one game's extras (filled in by that game's tablet work)."""
+"""Zaubercocktail's extras: live lay-down preview, the lay-down helper and per-player phone links.
+
+* ``POST /api/v1/zaubercocktail/preview`` — points of a lay-down being entered (pure, open).
+* ``GET  /api/v1/zaubercocktail/cards`` — the recipe cards' faces (for the physical deck).
+* ``POST /api/v1/zaubercocktail/link`` — table only: a player's private link, as URL and QR.
+* ``GET  /zc/hand/<token>`` — the player's private page (phone): enter the hand, get advice.
+* ``POST /api/v1/zaubercocktail/helper`` — best lay-down and runner-up of a hand.
+* ``POST /api/v1/zaubercocktail/send`` — the phone lays down that player's entry (one seat only).
+
+A player's link carries a token signed with the app's secret key and bound to the
+game (its id in the store) and the seat. It is a capability for exactly two things: asking
+the helper (pure arithmetic on the hand the phone sends) and entering *that seat's*
+hidden lay-down. It never reads another player's data, and never acts for the table.
+"""
 from __future__ import annotations
 
-from flask import Blueprint
+from typing import Any
+
+import segno
+from flask import Blueprint, current_app, jsonify, render_template, url_for
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from controller.games import IllegalAction
+from controller.games import zaubercocktail_laydown as laydown
+from controller.games.zaubercocktail import Zaubercocktail
+from controller.table import NoGame, VersionConflict
+
+from . import auth, ctx
+from .api import json_object, whole_number
+from .errors import ApiError
 
 bp = Blueprint("zaubercocktail_api", __name__)
+
+GAME = "zaubercocktail"
+API = "/api/v1/zaubercocktail"
+TOKEN_SALT = "potionpi.zaubercocktail.hand"
+# A game night is long, but a link from last week's game should not keep working.
+TOKEN_MAX_AGE = 24 * 3600
+
+
+# --- tokens ----------------------------------------------------------------------------
+def _serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.secret_key, salt=TOKEN_SALT)
+
+
+def make_token(game: int, seat: int) -> str:
+    """A player's private token: signed, bound to the game's id and the seat."""
+    return _serializer().dumps({"g": game, "s": seat})
+
+
+class Holder:
+    """Who a valid token belongs to: the running game and a seat in it."""
+
+    def __init__(self, session: dict[str, Any], seat: int):
+        self.session = session
+        self.seat = seat
+        self.name = session["players"][seat]
+
+
+def _running_zaubercocktail() -> dict[str, Any]:
+    session = ctx().table.session()
+    if session is None or session["game"] != GAME:
+        raise ApiError(404, "no Zaubercocktail game is running at this table")
+    return session
+
+
+def check_token(token: Any) -> Holder:
+    """The seat a token speaks for, or 401 (none), 403 (forged/expired), 409 (other game)."""
+    if not isinstance(token, str) or not token:
+        raise ApiError(401, "this needs your private player link (scan the QR code on the tablet)")
+    try:
+        payload = _serializer().loads(token, max_age=TOKEN_MAX_AGE)
+    except SignatureExpired:
+        raise ApiError(403, "this player link has expired; ask the tablet for a new QR code") from None
+    except BadSignature:
+        raise ApiError(403, "this is not a valid player link; scan the QR code on the tablet again") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("g"), int) or not isinstance(payload.get("s"), int):
+        raise ApiError(403, "this is not a valid player link; scan the QR code on the tablet again")
+    session = _running_zaubercocktail()
+    if session["id"] != payload["g"]:
+        raise ApiError(409, "this player link belongs to an earlier game; scan the new QR code on the tablet")
+    if not 0 <= payload["s"] < len(session["players"]):
+        raise ApiError(403, "this is not a valid player link; scan the QR code on the tablet again")
+    return Holder(session, payload["s"])
+
+
+# --- reading a hand or a lay-down ------------------------------------------------------
+def _counts(data: dict[str, Any], key: str) -> dict[str, int]:
+    value = data.get(key, {})
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ApiError(400, f'"{key}" must list cards per ingredient, e.g. {{"greenwurz": 3}}')
+    return value
+
+
+# --- routes ------------------------------------------------------------------------------
+@bp.post(f"{API}/preview")
+def preview():
+    """Live points while a lay-down is entered; reveals nothing, so needs no PIN."""
+    data = json_object()
+    return jsonify(laydown.preview(_counts(data, "cards"), _counts(data, "black")))
+
+
+@bp.get(f"{API}/cards")
+def recipe_cards():
+    """Every card of the recipe deck, face up (the cards are public; their order is not)."""
+    engine = Zaubercocktail()
+    cards = [engine._card_view(r["id"]) for r in engine.data["recipes"]]
+    cards.append(engine._card_view(engine.bolt["id"]))
+    return jsonify(cards)
+
+
+@bp.post(f"{API}/link")
+@auth.table_required
+def player_link():
+    """The table hands out a player's private link (and QR code); only an unlocked tablet may."""
+    data = json_object()
+    session = _running_zaubercocktail()
+    seat = whole_number(data, "seat", low=0, high=len(session["players"]) - 1)
+    if seat is None:
+        raise ApiError(400, '"seat" must say whose link, e.g. {"seat": 0}')
+    token = make_token(session["id"], seat)
+    url = url_for("zaubercocktail_api.hand_page", token=token, _external=True)
+    qr = segno.make(url, error="m")
+    return jsonify({"seat": seat, "name": session["players"][seat], "token": token, "url": url,
+                    "qr_svg": qr.svg_data_uri(scale=6, border=2, dark="#000", light="#fff")})
+
+
+@bp.get("/zc/hand/<token>")
+def hand_page(token: str):
+    """A player's private helper page (their phone). No table data on it but their name."""
+    try:
+        holder = check_token(token)
+    except ApiError as exc:
+        return render_template("error.html", code=exc.status, sentence=exc.message), exc.status, \
+            {"Cache-Control": "no-store"}
+    boot = {"token": token, "seat": holder.seat, "name": holder.name,
+            "kinds": [{"id": k["id"], "name": k["name"], "cards": k["cards"], "most": k["most"]}
+                      for k in laydown.kinds().values()],
+            "black_something": laydown.default_data()["black_something"]}
+    return render_template("zaubercocktail_hand.html", boot=boot), 200, {
+        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
+def _hand_holder(data: dict[str, Any]) -> Holder | None:
+    """Token holders (phones) or the unlocked table (the tablet's hidden helper)."""
+    if "token" in data:
+        return check_token(data["token"])
+    auth.check_table()
+    return None
+
+
+@bp.post(f"{API}/helper")
+def helper():
+    """The best legal lay-down of a whole hand, and the runner-up (stateless)."""
+    data = json_object()
+    _hand_holder(data)
+    hand = _counts(data, "hand")
+    black = data.get("black", 0)
+    try:
+        return jsonify(laydown.best_lay_downs(hand, black))
+    except IllegalAction as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+@bp.post(f"{API}/send")
+def send_lay_down():
+    """A phone enters its own player's lay-down: exactly one lay_down action, for that seat."""
+    data = json_object()
+    holder = check_token(data.get("token"))
+    action = {"type": "lay_down", "seat": holder.seat,
+              "cards": _counts(data, "cards"), "black": _counts(data, "black")}
+    try:
+        ctx().table.act(action, source="phone")
+    except (NoGame, VersionConflict):       # no version is sent, so only NoGame can happen
+        raise ApiError(404, "no Zaubercocktail game is running at this table") from None
+    except IllegalAction as exc:
+        raise ApiError(422, str(exc)) from None
+    mine = ctx().table.session(holder.seat)["state"]["you"]
+    # Only this seat's own entry comes back: the phone confirms what it sent.
+    return jsonify({"seat": holder.seat, "name": holder.name, "entry": mine["entry"]})
+
+
+@bp.post(f"{API}/me")
+def my_status():
+    """What the holder's phone may know: may they enter now, and have they entered."""
+    data = json_object()
+    holder = check_token(data.get("token"))
+    view = ctx().table.session(holder.seat)["state"]
+    return jsonify({"seat": holder.seat, "name": holder.name, "phase": view["phase"],
+                    "may_enter": view["you"]["may_enter"],
+                    "entered": view["players"][holder.seat]["entered"],
+                    "entry": view["you"]["entry"]})

@@ -105,7 +105,7 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     page.locator('[data-testid="cards-yellow_schlums"] .plus').tap()
     page.wait_for_function("() => document.querySelector('#zc-entry-refusal').textContent.includes('at least 2')")
     page.locator('[data-testid="cards-yellow_schlums"] .plus').tap()
-    page.wait_for_function("() => document.querySelector('#zc-entry-total').textContent === '58'")
+    page.wait_for_function("() => document.querySelector('#zc-entry-total').textContent === '54'")
     # a third kind is prevented, and says why
     assert page.locator('[data-testid="cards-greenwurz"] .plus').is_disabled()
     assert "2 different kinds" in page.locator('.zc-entry-row[data-kind="greenwurz"]').inner_text()
@@ -135,6 +135,8 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     assert [results[s]["rank"] for s in range(5)] == [4, 1, 3, 2, 5]
     assert results[1]["to"] == fwd[0] and results[3]["to"] == fwd[1] + 2 and results[2]["to"] == fwd[2]
     assert results[0]["to"] == 0 and results[4]["to"] == 0          # never behind the start field
+    assert {"why": "recipe", "fields": -back} in results[4]["moves"]
+    assert f"recipe card −{back}" in page.locator('.zc-result[data-seat="4"]').inner_text()
     assert page_stones(page) == engine_stones(live_table)
     for seat, r in results.items():
         row = page.locator(f'.zc-result[data-seat="{seat}"]')
@@ -149,10 +151,7 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     # round 2: a tie for first place, broken by the drawn cards; Chris lays down by phone
     tap_and_wait(page, "#zc-reveal")
     recipe2 = live_table.table.session()["state"]["round"]["recipe"]
-    if recipe2["magic_bolt"]:                       # the bolt can come early: then the game is over
-        page.wait_for_selector("#zc-winner")
-        page.screenshot(path=str(output_dir / "6-end.png"))
-        return
+    assert not recipe2["magic_bolt"]                # the bolt lies among the bottom four of ten
     tap_and_wait(page, 'button[data-action="drop_out"][data-seat="2"]')
     before = page_stones(page)["4"]
     tap_and_wait(page, 'button[data-action="false_trader"][data-seat="4"]')   # Erni: "Stop!" — back one
@@ -160,8 +159,16 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     phone_lays_down(page, live_table, output_dir, seat=2, hand={"greenwurz": 2, "blue_schlums": 1})
     tap_and_wait(page, 'button[data-action="drop_out"][data-seat="0"]')
     tap_and_wait(page, 'button[data-action="drop_out"][data-seat="1"]')
-    for seat, cards in {0: {"faran_leaf": 3}, 1: {"faran_leaf": 3}, 3: {"greenwurz": 2}}.items():
+    for seat, cards in {0: {"faran_leaf": 3}, 1: {"faran_leaf": 3}}.items():
         enter_lay_down(page, seat, cards, {})
+    # Doro asks the tablet's helper and enters its best suggestion with one tap
+    page.locator('button[data-action="helper"][data-seat="3"]').tap()
+    for _ in range(3):
+        page.locator('#zc-modal [data-testid="hand-greenwurz"] .plus').tap()
+    page.locator('#zc-modal [data-testid="hand-gold_rose"] .plus').tap()
+    page.wait_for_selector('#zc-modal .zc-suggestion[data-points="18"] .zc-use')
+    tap_and_wait(page, '#zc-modal .zc-suggestion[data-points="18"] .zc-use')
+    page.wait_for_selector("#zc-modal", state="hidden")
     page.locator('button[data-action="enter"][data-seat="4"]').tap()
     tap_and_wait(page, "#zc-lay-nothing")
     tap_and_wait(page, "#zc-reveal-entries")
@@ -177,6 +184,7 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     assert results[0]["rank"] == 1 and results[1]["rank"] == 2
     assert "drew Gold Rose" in page.locator('.zc-result[data-seat="0"]').inner_text()
     assert "laid nothing" in page.locator('.zc-result[data-seat="4"]').inner_text()
+    assert results[3]["points"] == 18 and results[3]["cards_played"] == 3
     assert page_stones(page) == engine_stones(live_table)
     page.screenshot(path=str(output_dir / "7-results-round-2.png"))
 
@@ -210,6 +218,8 @@ def phone_lays_down(page, live_table, output_dir, seat: int, hand: dict) -> None
         mobile.goto(url)
         mobile.wait_for_selector("body[data-ready=yes]")
         assert PLAYERS[seat] in mobile.locator("#prompt").inner_text()
+        assert "lay down now" in mobile.locator("#phone-status").inner_text()   # Chris has stopped trading
+        assert all(name not in mobile.content() for name in PLAYERS if name != PLAYERS[seat])
         for kind, n in hand.items():
             for _ in range(n):
                 mobile.locator(f'[data-testid="hand-{kind}"] .plus').tap()
@@ -260,14 +270,25 @@ def test_physical_deck_and_the_wider_tablet(browser, live_table, output_dir):
                             {"action": {"type": "lay_down", "seat": seat, "cards": {"greenwurz": 2 + seat % 3}, "black": {}}})
         status, body = live_table.call("POST", "/api/v1/session/actions", {"action": {"type": "reveal_entries"}})
         assert status == 200, body
-        while body["state"]["phase"] == "tiebreak":
-            draw = next(a for a in body["legal_actions"] if a["type"] == "draw")
+        kinds = [k["id"] for k in body["state"]["kinds"]]
+        for _ in range(20):                        # each tied player draws a different kind
+            if body["state"]["phase"] != "tiebreak":
+                break
+            draw = next(a for a in body["legal_actions"] if a["type"] == "draw" and a["kind"] == kinds[a["seat"]])
             status, body = live_table.call("POST", "/api/v1/session/actions", {"action": draw})
+            assert status == 200, body
+        assert body["state"]["phase"] == "scored"
+        page.wait_for_selector('body[data-phase="scored"]')
+        assert page.locator(".zc-result").count() == 7
+        assert page_stones(page) == engine_stones(live_table)
+        assert_touch_targets(page)
+        page.screenshot(path=str(output_dir / "seven-results.png"))
         status, body = live_table.call("POST", "/api/v1/session/actions", {"action": {"type": "reveal", "card": "magic_bolt"}})
         assert status == 200 and body["outcome"]
         page.wait_for_selector("#zc-winner")
-        winners = [PLAYERS + ["Fritz", "Gerd"]][0]
-        assert all(winners[s] in page.locator("#zc-winner").inner_text() for s in body["outcome"]["winners"])
+        names = PLAYERS + ["Fritz", "Gerd"]
+        assert all(names[s] in page.locator("#zc-winner").inner_text() for s in body["outcome"]["winners"])
+        assert "Game over" in page.locator(".zc-round").inner_text()
         assert page.locator(".zc-results").count() == 1
         page.screenshot(path=str(output_dir / "end.png"))
     finally:

@@ -1,0 +1,248 @@
+"""Zaubercocktail's extra routes: preview, recipe cards, player links, the lay-down helper
+and the phone's "send my lay-down" — above all, what a player's link may and may not do."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from controller.games import zaubercocktail_laydown as laydown
+
+from .helpers import AUTH, act
+
+API = "/api/v1/zaubercocktail"
+PLAYERS = ["Arne", "Babs", "Chris", "Doro", "Erni"]
+
+
+def start(client, players=PLAYERS, options=None, seed=3):
+    body = {"game": "zaubercocktail", "players": list(players), "seed": seed}
+    if options:
+        body["options"] = options
+    response = client.post("/api/v1/session", json=body, headers=AUTH)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def link(client, seat):
+    response = client.post(f"{API}/link", json={"seat": seat}, headers=AUTH)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def helper(client, token, hand, black=0):
+    return client.post(f"{API}/helper", json={"token": token, "hand": hand, "black": black})
+
+
+def to_laying(client):
+    """Reveal the recipe card and let three players drop out (5 players: the round ends)."""
+    session = act(client, {"type": "reveal"}).get_json()
+    for seat in (3, 0, 1):
+        session = act(client, {"type": "drop_out", "seat": seat}).get_json()
+    assert session["state"]["phase"] == "laying"
+    return session
+
+
+# --- the helper ---------------------------------------------------------------------------
+HANDS = [
+    ({"giraffe_extract": 4, "white_berries": 2, "blue_schlums": 1}, 0),
+    ({"faran_leaf": 3, "greenwurz": 5, "gold_rose": 1}, 2),
+    ({"troll_hair": 3, "yellow_schlums": 3, "silver_grass": 2, "lead_earth": 2}, 1),
+    ({"blue_schlums": 1}, 1),
+    ({"white_berries": 1, "gold_rose": 1}, 0),
+]
+
+
+@pytest.mark.parametrize("hand,black", HANDS)
+def test_helper_answers_what_best_lay_downs_answers(client, hand, black):
+    start(client)
+    token = link(client, 2)["token"]
+    response = helper(client, token, hand, black)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json() == laydown.best_lay_downs(hand, black)
+
+
+def test_helper_example_hand_lays_the_best_sets(client):
+    start(client)
+    token = link(client, 0)["token"]
+    best = helper(client, token, {"giraffe_extract": 4, "white_berries": 2}).get_json()["best"]
+    assert best["points"] == 86 and best["cards"] == {"giraffe_extract": 4, "white_berries": 2}
+
+
+def test_helper_without_a_token_needs_the_table(client):
+    start(client)
+    response = client.post(f"{API}/helper", json={"hand": {"greenwurz": 2}})
+    assert response.status_code == 401
+    assert "PIN" in response.get_json()["error"]
+    # the unlocked table (PIN header) may use it without a player link
+    response = client.post(f"{API}/helper", json={"hand": {"greenwurz": 2}}, headers=AUTH)
+    assert response.status_code == 200
+    assert response.get_json()["best"]["points"] == 10
+
+
+def test_empty_token_is_401_and_a_forged_one_403(client):
+    start(client)
+    token = link(client, 1)["token"]
+    assert helper(client, "", {"greenwurz": 2}).status_code == 401
+    forged = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
+    response = helper(client, forged, {"greenwurz": 2})
+    assert response.status_code == 403
+    assert "not a valid player link" in response.get_json()["error"]
+    assert helper(client, "hello", {"greenwurz": 2}).status_code == 403
+
+
+def test_token_signed_with_another_key_is_refused(client, app):
+    from itsdangerous import URLSafeTimedSerializer
+    from web_ui.zaubercocktail_api import TOKEN_SALT
+    start(client)
+    game = client.get("/api/v1/session").get_json()["id"]
+    other = URLSafeTimedSerializer("some other table's key", salt=TOKEN_SALT).dumps({"g": game, "s": 0})
+    assert helper(client, other, {"greenwurz": 2}).status_code == 403
+
+
+def test_token_of_an_earlier_game_is_409(client):
+    start(client)
+    old = link(client, 0)["token"]
+    start(client, seed=4)
+    response = helper(client, old, {"greenwurz": 2})
+    assert response.status_code == 409
+    assert "earlier game" in response.get_json()["error"]
+    assert client.get(f"/zc/hand/{old}").status_code == 409
+
+
+def test_token_when_another_game_runs_is_404(client):
+    start(client)
+    token = link(client, 0)["token"]
+    client.post("/api/v1/session", json={"game": "mirakel-mix", "players": ["Ann", "Ben"], "seed": 1}, headers=AUTH)
+    response = helper(client, token, {"greenwurz": 2})
+    assert response.status_code == 404
+    assert "no Zaubercocktail game" in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("hand,black,words", [
+    ({"greenwurz": 30}, 0, "only 23 Greenwurz"),
+    ({"dragon_scale": 2}, 0, "no ingredient called"),
+    ({"greenwurz": -1}, 0, "fewer than no cards"),
+    ({"greenwurz": 2}, 5, "only 4 Black Something"),
+    ({"greenwurz": "two"}, 0, "whole number"),
+])
+def test_bad_hand_is_400_with_a_sentence(client, hand, black, words):
+    start(client)
+    token = link(client, 0)["token"]
+    response = helper(client, token, hand, black)
+    assert response.status_code == 400
+    assert words in response.get_json()["error"]
+
+
+def test_hand_that_is_not_a_table_is_400(client):
+    start(client)
+    token = link(client, 0)["token"]
+    response = client.post(f"{API}/helper", json={"token": token, "hand": ["greenwurz"]})
+    assert response.status_code == 400
+    assert "per ingredient" in response.get_json()["error"]
+
+
+# --- links and the phone page --------------------------------------------------------------
+def test_link_needs_the_table(client):
+    start(client)
+    response = client.post(f"{API}/link", json={"seat": 0})
+    assert response.status_code == 401
+
+
+def test_link_is_bound_to_the_seat_and_shows_a_qr_code(client):
+    start(client)
+    first, second = link(client, 0), link(client, 4)
+    assert first["name"] == "Arne" and second["name"] == "Erni"
+    assert first["token"] != second["token"]
+    assert first["url"].endswith(f"/zc/hand/{first['token']}")
+    assert first["qr_svg"].startswith("data:image/svg+xml")
+    assert client.post(f"{API}/link", json={"seat": 5}, headers=AUTH).status_code == 400
+
+
+def test_phone_page_names_only_its_player_and_fetches_nothing_outside(client):
+    start(client)
+    token = link(client, 3)["token"]
+    response = client.get(f"/zc/hand/{token}")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert "Doro" in page
+    for other in ("Arne", "Babs", "Chris", "Erni"):
+        assert other not in page
+    assert not re.search(r"(src|href)=\"https?://", page)
+    assert client.get("/zc/hand/forged-token").status_code == 403
+
+
+# --- sending a lay-down from the phone ---------------------------------------------------------
+def test_phone_sends_exactly_its_own_lay_down(client):
+    start(client)
+    to_laying(client)
+    token = link(client, 1)["token"]
+    response = client.post(f"{API}/send", json={"token": token, "cards": {"faran_leaf": 3}, "seat": 0})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["entry"]["points"] == 93
+    session = client.get("/api/v1/session").get_json()
+    entered = [p["entered"] for p in session["state"]["players"]]
+    assert entered == [False, True, False, False, False]      # Babs (the token's seat), not seat 0
+    # the public view still hides it
+    assert session["state"]["round"]["entries"] == [None] * 5
+
+
+def test_phone_lay_down_refused_in_the_rules_words(client):
+    start(client)
+    to_laying(client)
+    token = link(client, 1)["token"]
+    response = client.post(f"{API}/send", json={"token": token, "cards": {"faran_leaf": 1}})
+    assert response.status_code == 422
+    assert "at least 2 cards" in response.get_json()["error"]
+    response = client.post(f"{API}/send", json={"token": token, "cards": {"greenwurz": 2, "lead_earth": 2,
+                                                                             "troll_hair": 2}})
+    assert response.status_code == 422
+    assert "at most 2 different kinds" in response.get_json()["error"]
+
+
+def test_phone_cannot_send_while_still_trading(client):
+    start(client)
+    act(client, {"type": "reveal"})
+    token = link(client, 2)["token"]
+    response = client.post(f"{API}/send", json={"token": token, "cards": {"greenwurz": 2}})
+    assert response.status_code == 422
+
+
+def test_phone_cannot_act_for_the_table(client):
+    start(client)
+    token = link(client, 0)["token"]
+    response = client.post("/api/v1/session/actions", json={"action": {"type": "reveal"}, "token": token})
+    assert response.status_code == 401
+    response = client.post(f"{API}/link", json={"seat": 1, "token": token})
+    assert response.status_code == 401
+
+
+def test_me_tells_the_phone_only_its_own_entry(client):
+    start(client)
+    to_laying(client)
+    act(client, {"type": "lay_down", "seat": 0, "cards": {"greenwurz": 3}, "black": {}})
+    token = link(client, 1)["token"]
+    me = client.post(f"{API}/me", json={"token": token}).get_json()
+    assert me["may_enter"] is True and me["entered"] is False and me["entry"] is None
+    assert "greenwurz" not in str(me)
+
+
+# --- preview and cards ------------------------------------------------------------------------
+def test_preview_is_the_engine_preview(client):
+    body = {"cards": {"white_berries": 2}, "black": {"white_berries": 1}}
+    response = client.post(f"{API}/preview", json=body)
+    assert response.status_code == 200
+    assert response.get_json() == laydown.preview(body["cards"], body["black"])
+    assert response.get_json()["points"] == 66
+
+
+def test_preview_says_a_lone_black_something_is_refused(client):
+    response = client.post(f"{API}/preview", json={"cards": {}, "black": {"gold_rose": 1}})
+    assert response.get_json()["ok"] is False
+    assert "never be laid down alone" in response.get_json()["refusal"]
+
+
+def test_recipe_cards_list_every_face(client):
+    cards = client.get(f"{API}/cards").get_json()
+    assert len(cards) == 10
+    assert {"id": "recipe_4", "name": "5/3/1/−2", "magic_bolt": False, "forward": [5, 3, 1], "back": 2} in cards
+    assert cards[-1]["magic_bolt"] is True
