@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, UsageError
 
 
 def calibrate(device: str, config: Config, config_path: str | None,
               ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> int:
     if not config_path:
-        raise ConfigError("calibration saves its result into your config file: "
+        raise UsageError("calibration saves its result into your config file: "
                           "run it as `potionpi calibrate " + device + " --config FILE`")
     if device == "colours":
         values = _colours(config, ask, say)

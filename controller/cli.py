@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from . import __version__
-from .config import Config, ConfigError, default_data_dir, default_file
+from .config import Config, ConfigError, UsageError, default_data_dir, default_file
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except ConfigError as exc:
         print(f"potionpi: bad config: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UsageError as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_OK

@@ -17,6 +17,10 @@ class ConfigError(Exception):
     """One clear sentence about a bad config file."""
 
 
+class UsageError(Exception):
+    """A command asked for something it cannot do as called; the sentence says how to call it."""
+
+
 @dataclass(frozen=True)
 class Key:
     default: Any

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from controller.calibrate import calibrate, save
-from controller.config import Config, ConfigError
+from controller.config import Config, ConfigError, UsageError
 
 
 def test_save_keeps_comments_and_loads_again(tmp_path):
@@ -21,7 +21,7 @@ def test_save_keeps_comments_and_loads_again(tmp_path):
 
 
 def test_calibration_needs_a_config_file_to_save_into():
-    with pytest.raises(ConfigError, match="--config FILE"):
+    with pytest.raises(UsageError, match="--config FILE"):
         calibrate("floor", Config.defaults(), None)
 
 
