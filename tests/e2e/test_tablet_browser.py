@@ -17,8 +17,8 @@ SMALL_TARGETS_JS = """
 () => [...document.querySelectorAll('button, summary, [role=button], input')]
   .filter(el => el.offsetParent !== null || el.closest('svg'))
   .map(el => {
-    // a radio button is tapped through its label; a cave space through its hit circle
-    const target = el.type === 'radio' ? el.closest('label') : (el.querySelector(':scope > .hit') || el);
+    // a radio button or a toggle is tapped through its label; a cave space through its hit area
+    const target = (el.type === 'radio' || el.type === 'checkbox') ? el.closest('label') : (el.querySelector(':scope > .hit') || el);
     const r = target.getBoundingClientRect();
     return [el, r];
   })
@@ -175,7 +175,7 @@ def test_naming_a_drop_and_fixing_a_warning_by_taps(tablet, live_table, output_d
     page.wait_for_selector("#picker:not([hidden])")
     assert_touch_targets(page)
     page.screenshot(path=str(output_dir / "picker.png"))
-    colour = page.locator("#picker-colors button").first.get_attribute("data-color")
+    colour = page.locator("#picker-colors button:not([disabled])").first.get_attribute("data-color")
     tap_and_wait(page, f'#picker-colors button[data-color="{colour}"]')
     page.wait_for_selector("#picker", state="hidden")
     # a passing notice from the cauldron: a toast, not a change of the game
@@ -250,7 +250,7 @@ def test_a_completed_potion_moves_the_apprentice_by_tapping_the_cave(tablet, liv
     session = live_table.table.session()
     assert session["state"]["cave"]["apprentices"]["0"] == "1"
     assert session["state"]["players"][0]["cards"]["flame_wall"] == 1
-    assert "Flame" in page.locator('.player[data-seat="0"]').inner_text()
+    assert page.locator('.player[data-seat="0"] .card-chip[data-card="flame_wall"]').inner_text().strip() == "1"
     assert page.locator('.cave-space[data-space="1"] .appr.seat-0').count() == 1
     page.screenshot(path=str(output_dir / "table.png"))
 

@@ -1,5 +1,5 @@
 // The tablet: boot from the server-rendered data, follow the table live, send taps.
-import { $, el, toast, keepAwake, learnColors } from "./ui.js";
+import { $, el, toast, keepAwake, learnColors, noticeToast } from "./ui.js";
 import { ApiError, follow, postJSON } from "./net.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 import { renderPicker, renderTable, sortActions } from "./view.js";
@@ -42,6 +42,7 @@ function draw() {
   document.body.dataset.gameId = current.game;
   if (current.game !== "mirakel-mix") {
     $("#table-view").hidden = true;
+    $("#outcome").hidden = true;
     drawGame(current);
     return;
   }
@@ -49,7 +50,8 @@ function draw() {
   $("#table-view").hidden = false;
   learnColors(current.state);
   renderTable(current, { perform, choose, names: current.players || [], simulated: boot.simulated });
-  renderPicker(current.outcome ? [] : sortActions(current.legal_actions || []).name, perform);
+  renderPicker(current.outcome ? [] : sortActions(current.legal_actions || []).name, perform,
+    current.state?.colors || []);
 }
 
 // --- the other games ---------------------------------------------------------------------
@@ -152,6 +154,8 @@ function perform(action) {
 function showStart() {
   document.body.dataset.view = "start";
   $("#table-view").hidden = true;
+  $("#outcome").hidden = true;
+  $("#picker").hidden = true;
   $("#start-view").hidden = false;
   $("#btn-back").hidden = !current;
   $("#btn-new-game").hidden = true;
@@ -166,6 +170,12 @@ function openStart() {
   if (current) inputs.forEach((input, i) => { input.value = current.players[i] || ""; });
   draw();
   inputs.find((i) => !i.value)?.focus();
+}
+
+/** Show the settings of the chosen game only (e.g. Mirakel Mix's coach). */
+function fitGameSettings() {
+  const game = document.querySelector('#start-form input[name="game"]:checked')?.value;
+  document.querySelectorAll("#start-form .game-settings").forEach((box) => { box.hidden = box.dataset.game !== game; });
 }
 
 /** Show as many name fields as the chosen game takes. */
@@ -190,7 +200,10 @@ async function startGame(event) {
   if (!game) { error.textContent = "Pick a game first."; return; }
   const min = Number(form.querySelector('input[name="game"]:checked')?.dataset.min || 2);
   if (players.length < min) { error.textContent = `Type at least ${min} names for this game.`; return; }
-  const body = await send("/api/v1/session", { game, players });
+  // Engine options only the chosen game knows (Mirakel Mix: the coach, off by default).
+  const options = {};
+  if (game === "mirakel-mix" && $("#opt-coach")?.checked) options.coach = true;
+  const body = await send("/api/v1/session", Object.keys(options).length ? { game, players, options } : { game, players });
   if (body && body.version !== undefined) {
     showingStart = false;
     current = null;
@@ -211,6 +224,8 @@ function main() {
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
   fitNameFields();
+  $("#start-form").addEventListener("change", fitGameSettings);
+  fitGameSettings();
   $("#btn-back").addEventListener("click", () => { showingStart = false; draw(); });
   $("#btn-new-game").addEventListener("click", openStart);
   document.addEventListener("potionpi:new-game", openStart);
@@ -226,9 +241,7 @@ function main() {
   if (!boot.session) draw();
   follow("/api/v1/stream", {
     onSession: accept,
-    onNotice: (notice) => toast(String(notice.message || notice.text || "The cauldron says something.")
-      .replace(/^./, (c) => c.toUpperCase()),
-      notice.level === "warning" || notice.kind === "sensor" ? "warn" : "info", 6000),
+    onNotice: noticeToast,
     onState: setConnection,
   });
   keepAwake();

@@ -81,6 +81,38 @@ export function toast(text, kind = "info", ms = 4500) {
   return node;
 }
 
+// Device notices (SSE "event: notice"): passing news, shown big, never something to dismiss.
+const NOTICE_WORDS = {
+  stuck: "The cauldron may be stuck: turn back a little, then forward again.",
+  too_fast: "Turn gently!",
+  beam_ok: "The drop sensor sees its beam again.",
+};
+const NOTICE_LOOK = { stuck: "warn", too_fast: "warn", beam_ok: "good", sensor: "warn", device: "error", floor: "warn" };
+const NOTICE_ICON = { stuck: "⟲", too_fast: "!", beam_ok: "✓", sensor: "!", device: "!", floor: "!" };
+
+export function noticeToast(notice = {}) {
+  const kind = notice.kind || "";
+  const text = String(notice.message || notice.text || NOTICE_WORDS[kind] || "The cauldron says something.")
+    .replace(/^./, (c) => c.toUpperCase());
+  const box = $("#toasts");
+  // The same notice again (a hand still turning too fast): keep the one on screen up longer.
+  const same = [...box.children].find((n) => n.dataset.text === text && !n.classList.contains("leaving"));
+  if (same) { clearTimeout(Number(same.dataset.timer)); same.dataset.timer = String(fadeLater(same, 7000)); return same; }
+  const node = el(`div.toast.notice.${NOTICE_LOOK[kind] || "info"}`, { role: "status", dataset: { kind, text } },
+    el("span.notice-icon", { "aria-hidden": "true" }, NOTICE_ICON[kind] || "i"), el("span.notice-text", {}, text));
+  box.append(node);
+  while (box.children.length > 3) box.firstElementChild.remove();
+  node.dataset.timer = String(fadeLater(node, 7000));
+  return node;
+}
+
+function fadeLater(node, ms) {
+  return setTimeout(() => {
+    node.classList.add("leaving");
+    setTimeout(() => node.remove(), 400);
+  }, ms);
+}
+
 /** Keep the screen on while the page is visible (only where the browser allows it). */
 export function keepAwake() {
   if (!("wakeLock" in navigator)) return;

@@ -1,16 +1,20 @@
-// Drawing the table from a session (the game's public view + its legal actions).
+// Drawing the Mirakel Mix table from a session (the game's public view + its legal actions).
 import { $, el, fill, colorDot, colorLetter, pretty, playerMarks } from "./ui.js";
-import { renderCave, shortCard } from "./cave.js";
+import { moveWords, optionFor, renderCave, shortCard } from "./cave.js";
+import { potionIcon } from "./icons.js";
+
+const CARD_KINDS = ["flame_wall", "poison_pit", "lightning_grid", "monster_crypt", "double_speed", "place_swap"];
+const cap = (text) => String(text).replace(/^./, (c) => c.toUpperCase());
 
 /** What a button says for an action the view has no special place for. */
 export function actionLabel(action) {
   if (action.label) return action.label;
   switch (action.type) {
-    case "move": return action.to === null || action.to === undefined ? "Stop moving here" : `Move to ${action.to}`;
+    case "move": return action.to === null || action.to === undefined ? "Stay here (let the steps go)" : `Move to ${action.to}`;
     case "place_swap": return `Swap places${action.with_name ? " with " + action.with_name : ""} (space ${action.space})` +
-      (action.spend?.length ? `, gives up ${action.spend.map(shortCard).join(" + ")}` : "");
+      (action.spend?.length ? `, gives up ${action.spend.map(pretty).join(" + ")}` : "");
     case "fix_drop": return action.bowl !== undefined
-      ? `It was a ${action.color} drop from bowl ${action.bowl + 1}` : `It was a real ${action.color} drop`;
+      ? `It was bowl ${action.bowl + 1}` : `It was ${action.color}`;
     case "empty_bowl": return `Empty bowl ${action.bowl + 1} into the cauldron`;
     case "place_apprentice": return `Start on ${action.space}`;
     case "pass_disk": return "No free space: place nothing";
@@ -29,15 +33,17 @@ const isFix = (a) => a.type === "dismiss_warning" || a.type.startsWith("fix_");
 /** Sort legal actions by where they appear on the page. */
 export function sortActions(legal) {
   const groups = { place: [], name: [], bowl: [], manualDrop: [], fix: [], other: [],
-    moves: [], starts: [], swaps: [] };
+    moves: [], stay: [], starts: [], swaps: [], undo: [] };
   for (const a of legal) {
     if (a.type === "place_disk") groups.place.push(a);
     else if (a.type === "move" && a.to !== null && a.to !== undefined) groups.moves.push(a);
+    else if (a.type === "move") groups.stay.push(a);
     else if (a.type === "place_apprentice") groups.starts.push(a);
-    else if (a.type === "place_swap") { groups.swaps.push(a); groups.other.push(a); }
+    else if (a.type === "place_swap") groups.swaps.push(a);
     else if (a.type === "name_drop") groups.name.push(a);
     else if (a.type === "empty_bowl") groups.bowl.push(a);
     else if (a.type === "drop") groups.manualDrop.push(a);
+    else if (a.type === "undo") groups.undo.push(a);
     else if (isFix(a)) groups.fix.push(a);
     else groups.other.push(a);
   }
@@ -45,9 +51,23 @@ export function sortActions(legal) {
 }
 
 function playerChip(seat, marks, names, extra = "") {
-  return el(`span.disk.seat-${seat}${extra ? "." + extra : ""}`,
+  const two = String(marks[seat] ?? "").length > 1 ? ".two" : "";
+  return el(`span.disk.seat-${seat}${two}${extra ? "." + extra : ""}`,
     { title: names[seat] ?? `seat ${seat + 1}`, "aria-label": `${names[seat]}'s disk` }, marks[seat] ?? "?");
 }
+
+/** A potion card kind: its picture and, when given, a count ("3"). */
+export function cardChip(kind, count = null) {
+  return el(`span.card-chip.ob-${kind}${count === 0 ? ".none" : ""}`,
+    { title: pretty(kind), "aria-label": count === null ? pretty(kind) : `${count} ${pretty(kind)}`,
+      dataset: { card: kind } },
+    potionIcon(kind, 18), count === null ? null : el("span.card-count", {}, String(count)));
+}
+
+const seatOf = (view, space) => {
+  const hit = Object.entries(view.cave?.apprentices || {}).find(([, sp]) => sp === space);
+  return hit ? Number(hit[0]) : null;
+};
 
 export function renderTable(session, { perform, choose, names, simulated = false }) {
   const view = session.state || {};
@@ -56,16 +76,20 @@ export function renderTable(session, { perform, choose, names, simulated = false
   const phase = view.phase || "";
   document.body.dataset.phase = phase;
   document.body.classList.toggle("has-cave", Boolean(view.cave));
+  document.body.classList.toggle("coached", Boolean(view.coach));
+  const coach = session.outcome ? null : view.coach || null;
 
   renderPrompt(session, view, marks, names);
   renderWarnings(view, legal.fix, perform);
-  renderLab(view, legal.place, perform, marks, names);
-  renderDrop(view, legal.other.find((a) => a.type === "undo"), perform);
-  renderBowls(view, legal.bowl, perform);
+  renderLab(view, legal.place, perform, marks, names, coach);
+  renderDrop(view, legal.undo[0] || (view.can_undo && !session.outcome ? { type: "undo" } : null), perform, coach);
+  renderMoves(session, view, legal, perform, choose, names);
+  renderBowls(view, legal.bowl, perform, coach);
   renderCauldron(view);
   renderActions(session, legal, perform, simulated);
   renderPlayers(session, view, marks);
   renderCave(view, { moves: legal.moves, starts: legal.starts, swaps: legal.swaps, perform, choose, marks, names });
+  renderOutcome(session, view, marks, names);
 }
 
 function renderPrompt(session, view, marks, names) {
@@ -73,63 +97,76 @@ function renderPrompt(session, view, marks, names) {
   if (session.outcome) {
     const winners = session.outcome.winner_names ||
       (session.outcome.winners || []).map((s) => names[s]).filter(Boolean);
-    fill(prompt, el("span.prompt-text", {},
-      winners.length ? `${winners.join(" and ")} ${winners.length > 1 ? "win" : "wins"}!`
-        : "The game is over."));
+    fill(prompt,
+      (session.outcome.winners || []).slice(0, 1).map((s) => playerChip(s, marks, names, "big")),
+      el("span.prompt-text", {},
+        winners.length ? `${winners.join(" and ")} ${winners.length > 1 ? "win" : "wins"}!` : "The game is over."));
     return;
   }
-  const active = Number.isInteger(view.active) ? view.active : null;
+  const active = view.movement ? view.movement.mover : Number.isInteger(view.active) ? view.active : null;
   fill(prompt,
-    active !== null ? playerChip(active, marks, names, "big") : null,
+    active !== null && view.phase !== "fill_bowls" && view.phase !== "name_drop"
+      ? playerChip(active, marks, names, "big") : null,
     el("span.prompt-text", {}, view.prompt || ""));
 }
 
 function renderWarnings(view, fixes, perform) {
   const box = $("#warnings");
   const warnings = view.warnings || [];
-  if (!warnings.length && !fixes.length) { box.hidden = true; box.replaceChildren(); return; }
+  if (!warnings.length) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
-  const items = warnings.length ? warnings : [{ message: "The table needs a fix." }];
-  fill(box, items.map((w, i) => {
+  fill(box, warnings.map((w, i) => {
     const text = typeof w === "string" ? w : (w.message || w.text || "The table needs a fix.");
     const mine = Array.isArray(w.fixes) ? w.fixes
       : fixes.filter((a) => a.id === undefined || a.id === w.id || a.id === i);
-    return el("div.warning", {},
+    return el("div.warning", { dataset: { kind: w.kind || "", id: String(w.id ?? i) } },
       el("span.warning-icon", { "aria-hidden": "true" }, "!"),
-      el("span.warning-text", {}, text.replace(/^./, (c) => c.toUpperCase())),
-      el("span.warning-fixes", {}, mine.map((a) =>
-        el("button.big-button.fix", { type: "button", onclick: () => perform(a) }, actionLabel(a)))));
+      el("span.warning-text", {}, cap(text)),
+      el("span.warning-fixes", {}, mine.map((a) => {
+        const label = actionLabel(a);
+        return el(`button.big-button.fix${a.type === "dismiss_warning" ? ".dismiss" : ""}`,
+          { type: "button", onclick: () => perform(a), dataset: { fix: a.type } },
+          a.color ? el(`span.dot.small.c-${a.color}`, { "aria-hidden": "true" }, colorLetter(a.color)) : null,
+          label);
+      })));
   }));
 }
 
-function renderLab(view, placeActions, perform, marks, names) {
+function renderLab(view, placeActions, perform, marks, names, coach) {
   const lab = $("#lab");
   const legalAt = new Map(placeActions.map((a) => [`${a.flask}/${a.space}`, a]));
+  const tip = coach?.suggestion && coach.suggestion.flask !== undefined
+    ? `${coach.suggestion.flask}/${coach.suggestion.space}` : null;
   fill(lab, (view.lab || []).map((flask) =>
     el(`article.flask${flask.complete ? ".complete" : ""}`, { dataset: { flask: flask.flask } },
       el("header.flask-head", {},
-        el("span.flask-name", {}, (flask.name || pretty(flask.flask)).replace(/^./, (c) => c.toUpperCase())),
-        flask.pile === undefined ? null : el("span.flask-pile", {
-          title: `${flask.pile} potion ${flask.pile === 1 ? "card" : "cards"} left`,
-          "aria-label": `${flask.pile} cards left` }, `${flask.pile} ▤`)),
+        el("span.flask-name", {}, cap(flask.name || pretty(flask.flask))),
+        // the card pile below the flask: its picture and how many cards are left
+        el("span.flask-pile", {
+          title: `${flask.pile ?? "?"} potion ${flask.pile === 1 ? "card" : "cards"} left`,
+          "aria-label": `${flask.pile} cards left` }, potionIcon(flask.flask, 18), String(flask.pile ?? ""))),
       el("div.spaces", {}, flask.spaces.map((space) => {
-        const action = legalAt.get(`${flask.flask}/${space.index}`);
+        const key = `${flask.flask}/${space.index}`;
+        const action = legalAt.get(key);
         const taken = space.disk !== null && space.disk !== undefined;
+        const suggested = action && key === tip;
         const label = `${pretty(flask.flask)}, ${space.color} space` +
-          (taken ? `, ${names[space.disk]}'s disk` : action ? ", tap to put your disk here" : "");
-        return el(`button.space.c-${space.color}${action ? ".legal" : ""}${taken ? ".taken" : ""}`,
+          (taken ? `, ${names[space.disk]}'s disk` : action ? ", tap to put your disk here" : "") +
+          (suggested ? ", the coach suggests this one" : "");
+        return el(`button.space.c-${space.color}${action ? ".legal" : ""}${taken ? ".taken" : ""}${suggested ? ".coach-tip" : ""}`,
           {
             type: "button", "aria-label": label, disabled: !action,
             dataset: { flask: flask.flask, space: String(space.index), color: space.color },
             onclick: action ? () => perform(action) : null,
           },
-          el("span.space-letter", {}, colorLetter(space.color)),
-          taken ? playerChip(space.disk, marks, names) : null);
+          el("span.space-letter", {}, space.letter || colorLetter(space.color)),
+          taken ? playerChip(space.disk, marks, names) : null,
+          suggested ? el("span.coach-star", { "aria-hidden": "true" }, "★") : null);
       })))));
   lab.classList.toggle("placing", placeActions.length > 0);
 }
 
-function renderDrop(view, undo, perform) {
+function renderDrop(view, undo, perform, coach) {
   const box = $("#drop");
   const turn = view.turn || {};
   const fallen = turn.drops || [];
@@ -137,6 +174,9 @@ function renderDrop(view, undo, perform) {
   const unnamed = view.phase === "name_drop";
   const drop = unnamed ? null : (turn.pending || view.last_drop || null);
   const dot = (c) => (c ? colorDot(c, "small") : el("span.dot.small.unknown", { "aria-label": "unnamed drop" }, "?"));
+  const chances = coach?.chances && !["move", "finished", "place_apprentices"].includes(view.phase)
+    ? (view.colors?.length ? view.colors.map((c) => [c.id, coach.chances[c.id] ?? 0]) : Object.entries(coach.chances))
+    : null;
   fill(box,
     el("div.drop-title", {}, unnamed || turn.pending ? "This drop" : drop ? "Last drop" : "Drop"),
     drop ? el(`span.dot.huge.c-${drop}`, { id: "drop-big", "aria-label": `${drop} drop` }, colorLetter(drop))
@@ -148,27 +188,93 @@ function renderDrop(view, undo, perform) {
       ? el("div.turn-drops", { "aria-label": "drops this turn" },
         el("span.turn-count", {}, `${fallen.length} of 4`), fallen.map(dot))
       : null,
-    undo ? el("button.big-button.quiet.undo", { type: "button", dataset: { action: "undo" },
-      onclick: () => perform(undo) }, "Undo") : null);
+    skippedNote(turn),
+    undo ? el("button.big-button.quiet.undo", { type: "button", id: "btn-undo", dataset: { action: "undo" },
+      onclick: () => perform(undo) }, "↶ Undo") : null,
+    chances ? el("div.coach-chances", { "aria-label": "coach: chance of each colour for the next drop" },
+      el("span.coach-title", {}, "Next drop"),
+      chances.map(([c, p]) => el(`span.chance${p ? "" : ".none"}`, { dataset: { color: c } },
+        el(`span.dot.tiny.c-${c}`, { "aria-hidden": "true" }, colorLetter(c)),
+        `${Math.round(p * 100)}%`))) : null);
 }
 
-function renderBowls(view, bowlActions, perform) {
+/** "No disk for that drop: no disk left" when the engine skipped a placement this turn. */
+function skippedNote(turn) {
+  const skipped = (turn.placements || []).filter((p) => p && p.skipped);
+  if (!skipped.length) return null;
+  return el("div.skipped-note", { role: "status" },
+    `${skipped.length === 1 ? "One drop" : `${skipped.length} drops`} placed no disk: ${skipped[skipped.length - 1].skipped}`);
+}
+
+/** The side panel while apprentices move: who moves, every destination with its cost, swaps, stay. */
+function renderMoves(session, view, legal, perform, choose, names) {
+  const box = $("#moves");
+  const m = view.movement;
+  if (!m || session.outcome) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  const byTo = new Map();
+  for (const a of legal.moves) {
+    if (!byTo.has(a.to)) byTo.set(a.to, []);
+    byTo.get(a.to).push(a);
+  }
+  const exit = view.cave?.exit;
+  const place = (to) => (to === exit ? "the exit" : `space ${to}`);
+  const order = (view.cave?.spaces || []).concat(exit ? [exit] : []);
+  const targets = [...byTo.keys()].sort((a, b) => order.indexOf(b) - order.indexOf(a));   // furthest first
+  const queue = m.queue || [];
+  fill(box,
+    el("div.move-queue", { "aria-label": "movement queue" }, queue.map((q, i) =>
+      el(`span.queue-item${i === 0 ? ".now" : ""}`, { dataset: { seat: String(q.seat) } },
+        i === 0 ? (m.text || `${q.name} moves next: ${m.steps_left} steps`) + (m.double_speed_used ? " (double speed)" : "")
+          : `then ${q.name}: ${q.steps}`))),
+    el("div.move-options", {}, targets.map((to) => {
+      const ways = byTo.get(to);
+      const first = optionFor(view, ways[0]);
+      const go = () => (ways.length === 1 ? perform(ways[0])
+        : choose(`How should ${m.mover_name} get to ${place(to)}?`,
+          ways.map((w) => ({ label: moveWords(optionFor(view, w)), action: w }))));
+      const spent = [...(first.spend || []), ...(first.double_speed ? ["double_speed"] : [])];
+      return el("button.big-button.move-option", { type: "button", onclick: go,
+        dataset: { action: "move-to", to: String(to) } },
+        el("span.move-to", {}, to === exit ? "EXIT" : `→ ${to}`),
+        el("span.move-cost", {},
+          el("span.move-steps", {}, ways.length > 1 ? `${ways.length} ways`
+            : first.steps !== undefined ? `${first.steps} step${first.steps === 1 ? "" : "s"}` : ""),
+          ways.length > 1 ? null : spent.length
+            ? el("span.move-spend", {}, el("span.gives", {}, "gives up"), spent.map((k) =>
+              el(`span.spend-chip`, {}, potionIcon(k, 18), pretty(k))))
+            : el("span.move-free", {}, "no card needed")));
+    })),
+    legal.swaps.map((a) => {
+      const other = seatOf(view, a.space);
+      return el("button.big-button.swap-option", { type: "button", onclick: () => perform(a),
+        dataset: { action: "place_swap", space: String(a.space) } },
+        potionIcon("place_swap", 22),
+        actionLabel({ ...a, with_name: other !== null ? names[other] : null }));
+    }),
+    legal.stay.map((a) => el("button.big-button.quiet.stay", { type: "button", onclick: () => perform(a),
+      dataset: { action: "move" } }, m.steps_left ? "Stay here (let the steps go)" : "Done")));
+}
+
+function renderBowls(view, bowlActions, perform, coach) {
   const box = $("#bowls");
   const legalBowl = new Map(bowlActions.map((a) => [a.bowl, a]));
+  const tip = bowlActions.length && coach?.suggestion?.bowl !== undefined ? coach.suggestion.bowl : null;
   fill(box, el("h3.panel-title", {}, "Bowls"),
     el("div.bowl-row", {}, (view.bowls || []).map((bowl) => {
       const action = legalBowl.get(bowl.index);
       const slots = [...bowl.drops.map((c) => (c ? colorDot(c, "small")
         : el("span.dot.small.unknown", { "aria-label": "unnamed drop" }, "?"))),
         ...[...Array(Math.max(0, 4 - bowl.drops.length))].map(() => el("span.dot.small.empty", {}, ""))];
-      return el(`button.bowl${action ? ".legal" : ""}${bowl.full ? ".full" : ""}`,
+      return el(`button.bowl${action ? ".legal" : ""}${bowl.full ? ".full" : ""}${tip === bowl.index ? ".coach-tip" : ""}`,
         {
           type: "button", disabled: !action, dataset: { bowl: String(bowl.index) },
           "aria-label": `bowl ${bowl.index + 1}: ${bowl.drops.join(", ") || "empty"}` +
-            (action ? ", tap to empty it into the cauldron" : ""),
+            (action ? ", tap to empty it into the cauldron" : "") +
+            (tip === bowl.index ? ", the coach suggests this one" : ""),
           onclick: action ? () => perform(action) : null,
         },
-        el("span.bowl-name", {}, `Bowl ${bowl.index + 1}`),
+        el("span.bowl-name", {}, `Bowl ${bowl.index + 1}`, tip === bowl.index ? el("span.coach-star", {}, " ★") : null),
         el("span.bowl-drops", {}, slots));
     })));
 }
@@ -184,20 +290,10 @@ function renderCauldron(view) {
 
 function renderActions(session, legal, perform, simulated) {
   const box = $("#actions");
-  const buttons = [];
-  if (session.outcome) {
-    buttons.push(el("button.big-button.go", { type: "button", id: "btn-play-again",
-      onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "Play again"));
-  }
-  for (const a of legal.other.filter((x) => x.type !== "undo")) {
-    const label = a.type === "place_swap"
-      ? actionLabel({ ...a, with_name: session.players[Object.entries(session.state?.cave?.apprentices || {})
-        .find(([, sp]) => sp === a.space)?.[0]] }) : actionLabel(a);
-    buttons.push(el(`button.big-button${a.type === "undo" ? ".quiet" : ""}`, { type: "button", onclick: () => perform(a),
-      dataset: { action: a.type } }, label));
-  }
+  const buttons = legal.other.map((a) => el("button.big-button", { type: "button", onclick: () => perform(a),
+    dataset: { action: a.type } }, actionLabel(a)));
   // Without a drop sensor the players say what fell; the simulation panel covers it in --sim.
-  const manual = simulated ? [] : legal.manualDrop.filter((a) => a.color);
+  const manual = simulated || session.outcome ? [] : legal.manualDrop.filter((a) => a.color);
   const details = manual.length
     ? el("details.manual-drop", {},
       el("summary", {}, "No drop sensor? Tap the colour that fell"),
@@ -214,29 +310,62 @@ function renderActions(session, legal, perform, simulated) {
 function renderPlayers(session, view, marks) {
   const box = $("#players");
   const players = view.players || session.players.map((name, seat) => ({ seat, name }));
+  const moving = view.movement?.mover;
+  box.classList.toggle("four", players.length >= 4);
   fill(box, players.map((p) => {
-    const cards = Object.entries(p.cards || {}).filter(([, n]) => n > 0);
-    return el(`div.player${p.seat === view.active && !session.outcome ? ".active" : ""}`,
-      { dataset: { seat: String(p.seat) } },
-      el(`span.disk.big.seat-${p.seat}`, { "aria-hidden": "true" }, marks[p.seat]),
+    const cards = p.cards || {};
+    const kinds = CARD_KINDS.filter((k) => k in cards).concat(Object.keys(cards).filter((k) => !CARD_KINDS.includes(k)));
+    const now = session.outcome ? (session.outcome.winners || []).includes(p.seat)
+      : (moving !== undefined && moving !== null ? p.seat === moving : p.seat === view.active);
+    return el(`div.player${now ? ".active" : ""}`, { dataset: { seat: String(p.seat) } },
+      el(`span.disk.big.seat-${p.seat}${String(marks[p.seat]).length > 1 ? ".two" : ""}`, { "aria-hidden": "true" }, marks[p.seat]),
       el("div.player-info", {},
-        el("div.player-name", {}, p.name),
-        el("div.player-stats", {},
-          p.disks_left !== undefined ? el("span", {}, `${p.disks_left} disks`) : null,
-          p.apprentice ? el("span", {}, `at ${p.apprentice}`) : null,
-          cards.map(([potion, n]) => el(`span.card-chip.ob-${potion}`, { title: pretty(potion) },
-            `${shortCard(potion)}${n > 1 ? " ×" + n : ""}`)))));
+        el("div.player-line", {}, el("span.player-name", {}, p.name),
+          p.disks_left !== undefined ? el("span.disks-left", { title: "disks left" }, `${p.disks_left} disks`) : null),
+        kinds.length ? el("div.player-cards", { "aria-label": `${p.name}'s potion cards` },
+          kinds.map((k) => cardChip(k, cards[k] || 0))) : null));
   }));
 }
 
-/** The six big colour buttons for naming a drop the beam saw without a colour. */
-export function renderPicker(nameActions, perform) {
+/** The end: who won and why, with New game (the board stays visible behind it). */
+function renderOutcome(session, view, marks, names) {
+  const box = $("#outcome");
+  const outcome = session.outcome;
+  if (!outcome) { box.hidden = true; box.replaceChildren(); delete box.dataset.closed; return; }
+  const key = `${session.id}`;
+  if (box.dataset.closed === key) { box.hidden = true; return; }
+  const winners = outcome.winners || [];
+  const winnerNames = outcome.winner_names || winners.map((s) => names[s]);
+  box.hidden = false;
+  fill(box, el("div.outcome-box", { role: "status" },
+    el("div.outcome-tokens", {}, winners.map((s) => playerChip(s, marks, names, "huge"))),
+    el("h2.outcome-title", { id: "outcome-title" },
+      winnerNames.length ? `${winnerNames.join(" and ")} ${winnerNames.length > 1 ? "win" : "wins"}!` : "The game is over"),
+    el("p.outcome-reason", {}, cap(outcome.reason || "") + (outcome.turns ? ` after ${outcome.turns} turns.` : "")),
+    el("div.outcome-buttons", {},
+      el("button.big-button.quiet", { type: "button", id: "btn-see-board",
+        onclick: () => { box.dataset.closed = key; box.hidden = true; } }, "See the board"),
+      el("button.big-button.go", { type: "button", id: "btn-play-again",
+        onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"))));
+}
+
+/**
+ * The six big colour buttons for naming a drop the beam saw without a colour: every colour
+ * of the game, the ones the cauldron no longer holds greyed out (it cannot be one of them).
+ */
+export function renderPicker(nameActions, perform, colors = []) {
   const modal = $("#picker");
   if (!nameActions.length) { modal.hidden = true; return; }
-  fill($("#picker-colors"), nameActions.map((a) =>
-    el(`button.color-button.huge.c-${a.color}`, {
-      type: "button", "aria-label": a.color, dataset: { color: a.color },
-      onclick: () => perform(a),
-    }, el("span.letter", {}, colorLetter(a.color)), el("span.word", {}, a.color))));
+  const byColor = new Map(nameActions.map((a) => [a.color, a]));
+  const all = colors.length ? colors.map((c) => c.id) : nameActions.map((a) => a.color);
+  fill($("#picker-colors"), all.map((c) => {
+    const a = byColor.get(c);
+    return el(`button.color-button.huge.c-${c}${a ? "" : ".gone"}`, {
+      type: "button", "aria-label": a ? c : `${c}: none left in the cauldron`, dataset: { color: c },
+      disabled: !a, onclick: a ? () => perform(a) : null,
+    }, el("span.letter", {}, colorLetter(c)), el("span.word", {}, a ? c : "none left"));
+  }));
   modal.hidden = false;
 }
+
+export { shortCard };

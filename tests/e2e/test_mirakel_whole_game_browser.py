@@ -1,0 +1,351 @@
+"""Mirakel Mix on the tablet, in headless Chromium, with the simulated cauldron.
+
+A whole 2-player game is played to its winner by taps on the page (drops from the
+simulation panel's Drop button); other tests look at the 4-player cave while someone
+moves, the warning banner, device notices, the colour picker without a colour sensor,
+and undo. Screenshots at 1024x768 and 1280x800 go to test-output/<test>/.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.e2e.conftest import LiveTable
+from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, phase, tap_and_wait, wait_for_phase
+from tests.web.helpers import PIN, SECRET
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1024, 768), (1280, 800)]
+
+
+def serve_table(tmp_path, *, seed: int, colour_sensor: bool = True):
+    """A live table whose simulated cauldron is built from the daemon's config section
+    ``[simulation]`` (seed, colour_sensor), as ``potionpi run --sim`` builds it."""
+    from controller.config import Config
+    from controller.devices.hub import DeviceHub
+    from controller.devices.sim_cauldron import SimulatedCauldron
+    from controller.store import Store
+    from controller.table import Table
+    from web_ui import create_app
+
+    store = Store(tmp_path / "table.sqlite3")
+    table = Table(store)
+    config = Config.defaults()
+    simulation = dict(config["simulation"], seed=seed, colour_sensor=colour_sensor)
+    cauldron = SimulatedCauldron.from_config(simulation, config["cauldron"],
+                                             sink=table.sensor, on_notice=table.notice)
+    hub = DeviceHub(simulated=True, cauldron=cauldron)
+    table.on_effect(hub.handle_effect)
+    app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
+                     settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
+    live = LiveTable("", table, app)
+    live.serve()
+    return live, hub, store
+
+
+@pytest.fixture
+def served(tmp_path):
+    """Factory: serve_table(...) with clean-up."""
+    made = []
+
+    def make(**kwargs):
+        made.append(serve_table(tmp_path / str(len(made)), **kwargs))
+        return made[-1][0]
+
+    (tmp_path / "0").mkdir()
+    (tmp_path / "1").mkdir()
+    yield make
+    for live, hub, store in made:
+        live.stop()
+        hub.close()
+        store.close()
+
+
+@pytest.fixture
+def page_on(browser):
+    """Factory: a fresh touch page at 1024x768 that fails the test on any page error."""
+    contexts, errors = [], []
+
+    def make(url, size=(1024, 768)):
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.set_default_timeout(30_000)
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=yes]")
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    real = [e for e in errors if "Failed to load resource" not in e]
+    assert not real, f"the page reported errors: {real}"
+
+
+def assert_cave_readable(page) -> None:
+    """Spaces at least a fingertip across; obstacle names clear of spaces and of each other."""
+    spaces = boxes(page, ".cave-space .space-ring")
+    assert spaces and min(min(b["w"], b["h"]) for b in spaces) >= 48
+    labels = boxes(page, ".obstacle-badge .ob-label")
+    assert len(labels) == 4
+    for i, a in enumerate(labels):
+        assert a["h"] >= 26
+        assert not any(overlap(a, b) for b in labels[i + 1:]), "two obstacle names overlap"
+        assert not any(overlap(a, s) for s in spaces), "an obstacle name covers a space"
+
+
+def shoot(page, output_dir, name: str) -> None:
+    """A screenshot at each tablet size, e.g. placement_1024x768.png."""
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_function("([w, h]) => window.innerWidth === w && window.innerHeight === h", arg=[width, height])
+        page.wait_for_timeout(150)      # let the cave redraw for its new size (a picture, not a measurement)
+        overflow = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+        assert overflow[0] <= width and overflow[1] <= height, f"{name} at {width}x{height} scrolls: {overflow}"
+        assert_touch_targets(page)
+        if page.locator("#cave").is_visible():
+            assert_cave_readable(page)
+        page.screenshot(path=str(output_dir / f"{name}_{width}x{height}.png"))
+    page.set_viewport_size({"width": 1024, "height": 768})
+
+
+def api(live, action: dict) -> dict:
+    status, body = live.call("POST", "/api/v1/session/actions", {"action": action})
+    assert status == 200, body
+    return body
+
+
+def order_of(view: dict) -> list[str]:
+    return list(view["cave"]["spaces"]) + [view["cave"]["exit"]]
+
+
+# --- the whole game ------------------------------------------------------------------------
+def test_a_whole_two_player_game_to_its_winner_by_taps(served, page_on, output_dir):
+    """Start screen (coach on), set-up, turns, moves: every step a tap; the banner names the winner."""
+    live = served(seed=4)
+    page = page_on(live.url)
+
+    page.locator('input[value="mirakel-mix"]').check()
+    assert page.locator("#mirakel-settings").is_visible()
+    assert not page.locator("#opt-coach").is_checked()          # off by default
+    page.locator("#mirakel-settings .toggle").tap()
+    names = page.locator('#name-fields input[name="player"]')
+    names.nth(0).fill("Merlina")
+    names.nth(1).fill("Houdini")
+    page.locator("#btn-start").tap()
+    enter_pin(page)
+    page.wait_for_selector('body[data-view="table"]')
+    assert live.table.session()["state"].get("coach") is not None      # the engine option is on
+
+    # set-up: the simulation panel's Drop button fills the three bowls
+    while phase(page) == "fill_bowls":
+        tap_and_wait(page, "#sim-drop")
+    while phase(page) == "place_apprentices":
+        tap_and_wait(page, ".cave-space.legal")
+
+    shots = {"placement": False}
+    for _ in range(900):                      # a cap, so a broken page fails instead of hanging
+        session = live.table.session()
+        if session["outcome"]:
+            break
+        view = session["state"]
+        now = wait_for_phase(page, view["phase"])
+        assert now == view["phase"]
+        if now == "choose_bowl":
+            tip = page.locator(".bowl.coach-tip")
+            tap_and_wait(page, ".bowl.coach-tip" if tip.count() else ".bowl.legal")
+        elif now == "dispense":
+            tap_and_wait(page, "#sim-drop")
+        elif now == "place_disk":
+            assert page.locator(".space.legal").count() >= 1
+            if not shots["placement"] and view["turn"]["disks_placed"] == 1 and session["version"] > 40:
+                assert page.locator(".coach-chances").is_visible()
+                shoot(page, output_dir, "placement")
+                shots["placement"] = True
+            tip = page.locator(".space.legal.coach-tip")
+            tap_and_wait(page, ".space.legal.coach-tip" if tip.count() else ".space.legal")
+        elif now == "move":
+            move = view["movement"]
+            # every space the engine says the mover can reach is lit on the map and listed
+            lit = set(page.eval_on_selector_all(".cave-space.legal:not(.swap)", "gs => gs.map(g => g.dataset.space)"))
+            assert lit == {o["to"] for o in move["reachable"]}
+            here = view["cave"]["apprentices"][str(move["mover"])]
+            order = order_of(view)
+            best = max((o["to"] for o in move["reachable"]), key=order.index, default=None)
+            if best is not None and order.index(best) > order.index(here):
+                before = page.get_attribute("body", "data-version")
+                page.locator(f'#moves button[data-to="{best}"]').tap()
+                if page.locator("#choice:not([hidden])").count():
+                    page.locator("#choice-options button").first.tap()
+                page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
+            else:
+                tap_and_wait(page, '#moves button[data-action="move"]')
+        else:
+            raise AssertionError(f"unexpected phase {now}")
+    session = live.table.session()
+    assert session["outcome"], "the game did not end"
+    winner = session["outcome"]["winner_names"][0]
+    page.wait_for_selector("#outcome:not([hidden])")
+    assert winner in page.locator("#outcome-title").inner_text()
+    assert winner in page.locator("#prompt").inner_text()
+    assert shots["placement"]
+    shoot(page, output_dir, "winner")
+    # New game from the winner screen: the start screen with the same names
+    page.locator("#btn-play-again").tap()
+    page.wait_for_selector('body[data-view="start"]')
+    assert page.locator('#name-fields input[name="player"]').nth(0).input_value() == "Merlina"
+
+
+# --- the 4-player cave while someone moves --------------------------------------------------
+def play_until(live, wanted, seed: int, limit: int = 4000) -> dict:
+    """Random legal actions (far moves preferred) until ``wanted(session)``."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        session = live.table.session()
+        if wanted(session):
+            return session
+        legal = [a for a in session["legal_actions"] if a["type"] != "undo"]
+        moves = [a for a in legal if a["type"] == "move" and a.get("to")]
+        live.table.act(rng.choice(moves or legal), source="player")
+    raise AssertionError("never reached the wanted state")
+
+
+def boxes(page, selector: str) -> list[dict]:
+    return page.eval_on_selector_all(selector, """els => els.map(e => {
+        const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })""")
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["w"] - 1 and b["x"] < a["x"] + a["w"] - 1 and \
+        a["y"] < b["y"] + b["h"] - 1 and b["y"] < a["y"] + a["h"] - 1
+
+
+def test_the_four_player_cave_shows_where_the_mover_can_go_and_what_it_costs(served, page_on, output_dir):
+    live = served(seed=5)
+    live.table.start("mirakel-mix", ["Merlina", "Houdini", "Balduin", "Magianca"], 5, {})
+
+    def rich_move(session):
+        move = session["state"].get("movement")
+        return bool(move) and len(move["reachable"]) >= 3 and any(o["spend"] for o in move["reachable"])
+
+    session = play_until(live, rich_move, seed=4)
+    view = session["state"]
+    page = page_on(live.url)
+    page.wait_for_selector('body[data-view="table"]')
+    page.wait_for_selector("#moves:not([hidden])")
+    mover = view["movement"]["mover_name"]
+    assert mover in page.locator(".queue-item.now").inner_text()
+    assert f"{view['movement']['steps_left']} step" in page.locator(".queue-item.now").inner_text()
+
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        assert page.locator(".cave-space .space-ring").count() == len(view["cave"]["spaces"]) + 1
+        assert_cave_readable(page)
+    # every reachable space is lit, with its cost on the map and in words in the list
+    for option in view["movement"]["reachable"]:
+        space = page.locator(f'.cave-space.legal[data-space="{option["to"]}"]')
+        assert space.count() == 1
+        for card in option["spend"]:
+            assert space.locator(f".cost .icon-{card}").count() == 1
+        button = page.locator(f'#moves button[data-to="{option["to"]}"]')
+        if option["spend"]:
+            assert "gives up" in button.inner_text()
+    shoot(page, output_dir, "movement_4p")
+
+    # tapping a lit space moves there (the cheapest way when there is one)
+    option = next(o for o in view["movement"]["reachable"] if o["spend"])
+    before = page.get_attribute("body", "data-version")
+    page.locator(f'.cave-space.legal[data-space="{option["to"]}"] .hit').tap()
+    enter_pin(page)
+    if page.locator("#choice:not([hidden])").count():
+        page.locator("#choice-options button").first.tap()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
+    after = live.table.session()["state"]
+    seat = str(view["movement"]["mover"])
+    assert after["cave"]["apprentices"][seat] == option["to"]
+    spent = option["spend"][0]
+    assert after["players"][int(seat)]["cards"][spent] == view["players"][int(seat)]["cards"][spent] - 1
+
+
+# --- warnings, notices, undo -------------------------------------------------------------------
+def test_warning_banner_with_fixes_and_device_notices_as_toasts(served, page_on, output_dir):
+    live = served(seed=3)
+    live.table.start("mirakel-mix", ["Merlina", "Houdini"], 1, {"fill": "random"})
+    for space in ("S1", "S2"):
+        api(live, {"type": "place_apprentice", "space": space})
+    page = page_on(live.url)
+    page.wait_for_selector('body[data-view="table"]')
+    page.locator("#btn-lock").tap()
+    enter_pin(page)
+
+    # a drop while nobody has chosen a bowl: a banner with one-tap fixes, nothing counted
+    colour = next(c for c, n in live.table.session()["state"]["cauldron"].items() if n)
+    status, _ = live.call("POST", "/api/v1/sim/cauldron/drop", {"color": colour})
+    assert status == 200
+    page.wait_for_selector("#warnings:not([hidden])")
+    warning = live.table.session()["state"]["warnings"][0]
+    assert page.locator("#warnings .warning").count() == 1
+    fixes = page.locator("#warnings .warning-fixes button")
+    assert fixes.count() == len(warning["fixes"])
+    shoot(page, output_dir, "warning")
+
+    # notices from the device layer: big passing toasts in the players' words
+    live.table.notice({"kind": "stuck", "message": "The cauldron may be stuck: turn back a little, then forward again."})
+    page.wait_for_selector('.toast.notice[data-kind="stuck"]:has-text("turn back a little")')
+    live.table.notice({"kind": "too_fast"})                   # no message: the tablet's words
+    page.wait_for_selector('.toast.notice[data-kind="too_fast"]:has-text("Turn gently")')
+    assert page.locator("#warnings .warning").count() == 1    # notices are not warnings
+    page.screenshot(path=str(output_dir / "notices_1024x768.png"))
+
+    # the fix "it was bowl N" puts the drop where it belongs
+    fix = next(a for a in warning["fixes"] if a["type"] == "fix_drop" and "bowl" in a)
+    before = page.get_attribute("body", "data-version")
+    page.locator(f'#warnings button:has-text("It was bowl {fix["bowl"] + 1}")').first.tap()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
+    page.wait_for_selector("#warnings", state="hidden")
+    state = live.table.session()["state"]
+    assert state["phase"] == "place_disk" and state["turn"]["bowl"] == fix["bowl"]
+
+    # undo: the disk goes back off the lab
+    tap_and_wait(page, ".space.legal")
+    assert page.locator(".space.taken").count() == 1
+    assert page.locator("#btn-undo").is_visible()
+    tap_and_wait(page, "#btn-undo")
+    assert page.locator(".space.taken").count() == 0
+    assert live.table.session()["state"]["phase"] == "place_disk"
+
+
+def test_without_a_colour_sensor_the_tablet_asks_for_each_drop_colour(served, page_on, output_dir):
+    live = served(seed=8, colour_sensor=False)
+    page = page_on(live.url)
+    status, _ = live.call("POST", "/api/v1/session", {"game": "mirakel-mix", "players": ["Merlina", "Houdini"],
+                                                      "seed": 2})
+    assert status == 201
+    page.wait_for_selector('body[data-view="table"]')
+    page.locator("#btn-lock").tap()
+    enter_pin(page)
+
+    # the beam sees a drop, nobody knows its colour: six big buttons at once
+    tap_and_wait(page, "#sim-drop")
+    assert phase(page) == "name_drop"
+    page.wait_for_selector("#picker:not([hidden])")
+    assert page.locator("#picker-colors button").count() == 6
+    assert all(len(t.strip()) >= 1 for t in page.locator("#picker-colors .letter").all_inner_texts())
+    shoot(page, output_dir, "colour_picker")
+    tap_and_wait(page, '#picker-colors button[data-color="green"]')
+    page.wait_for_selector("#picker", state="hidden")
+    assert live.table.session()["state"]["bowls"][0]["drops"] == ["green"]
+    assert page.locator('.bowl[data-bowl="0"] .dot.c-green').count() == 1
+
+    # a colour the cauldron no longer holds cannot be picked (greyed out)
+    for _ in range(2):
+        tap_and_wait(page, "#sim-drop")
+        tap_and_wait(page, '#picker-colors button[data-color="green"]')
+    tap_and_wait(page, "#sim-drop")
+    page.wait_for_selector("#picker:not([hidden])")
+    assert page.locator('#picker-colors button[data-color="green"]').is_disabled()
