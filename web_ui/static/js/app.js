@@ -200,9 +200,11 @@ async function startGame(event) {
   if (!game) { error.textContent = "Pick a game first."; return; }
   const min = Number(form.querySelector('input[name="game"]:checked')?.dataset.min || 2);
   if (players.length < min) { error.textContent = `Type at least ${min} names for this game.`; return; }
-  // Engine options only the chosen game knows (Mirakel Mix: the coach, off by default).
+  // Engine options only the chosen game knows: each checked toggle in that game's
+  // settings names its option and value (Mirakel Mix: the coach, off by default).
   const options = {};
-  if (game === "mirakel-mix" && $("#opt-coach")?.checked) options.coach = true;
+  form.querySelectorAll(`.game-settings[data-game="${game}"] input[data-option]:checked`)
+    .forEach((input) => { options[input.dataset.option] = JSON.parse(input.dataset.on); });
   const body = await send("/api/v1/session", Object.keys(options).length ? { game, players, options } : { game, players });
   if (body && body.version !== undefined) {
     showingStart = false;
