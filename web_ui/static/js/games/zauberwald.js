@@ -304,16 +304,22 @@ function stageCards(state, session, ctx, names) {
   const key = `cards:${session.id}:${seat}:${slot}`;
   const counts = (baskets[key] ||= {});
   const n = total(counts);
+  const all = state.players.reduce((sum, p) => sum + p.cards.length, 0);
+  const done = state.players.reduce((sum, p) => sum + p.cards.filter(Boolean).length, 0);
+  // the card as tapped so far, at full chip size, with an empty place for each one still to tap
+  const places = [chipRow(counts, { empty: "" }),
+    ...Array.from({ length: Math.max(0, 7 - n) }, () => el("span.zw-chip.zw-place", { "aria-hidden": "true" }))];
   return {
     prompt: `Enter ${names[seat]}'s ${ORDINAL[slot]} recipe card`,
     body: [
-      el("h2.zw-title", {}, `${names[seat]}'s ${ORDINAL[slot]} recipe card (left to right)`),
-      el("p.zw-hint", {}, "Tap the seven ingredients printed on the card."),
+      el("h2.zw-title", {}, seatToken(seat, names), ` ${names[seat]}'s ${ORDINAL[slot]} recipe card (left to right)`),
+      el("p.zw-hint", {}, `Tap the seven ingredients printed on the card (card ${done + 1} of ${all}).`),
       chipGrid(counts, { onChange: draw, limit: 7 }),
       el("div.zw-basket-row", {},
-        el("span.zw-basket-sum", {}, `${n} of 7 `, chipRow(counts, { size: "small", empty: "" })),
-        el("button.big-button.quiet", { type: "button", disabled: !n, onclick: () => { baskets[key] = {}; draw(); } }, "Clear"),
-        el("button.big-button.go", { type: "button", disabled: n !== 7, onclick: async () => {
+        el("span.zw-basket-sum.zw-card-preview", { id: "zw-card-sum" }, `${n} of 7 `, places),
+        el("button.big-button.quiet", { type: "button", id: "zw-clear-card", disabled: !n,
+          onclick: () => { baskets[key] = {}; draw(); } }, "Clear"),
+        el("button.big-button.go", { type: "button", id: "zw-enter-card", disabled: n !== 7, onclick: async () => {
           if (await ctx.perform({ type: "enter_card", seat, slot, ingredients: { ...counts } })) delete baskets[key];
         } }, "Enter this card")),
     ],

@@ -38,9 +38,12 @@ function tileRow(player) {
 
 export function playersStrip(state, names, { onStop }) {
   const playing = state.phase !== "over";
+  // whose cards are being entered (printed cards), so the right player looks up
+  const entering = state.phase === "cards" ? state.players.find((p) => p.cards.some((c) => !c))?.seat : null;
   return el("footer.zw-players", { id: "zw-players", "aria-label": "Players" }, state.players.map((p) => {
     const master = p.seat === state.master && playing;
-    const checking = state.round?.to_check?.[0] === p.seat && ["check", "penalty"].includes(state.phase);
+    const checking = (state.round?.to_check?.[0] === p.seat && ["check", "penalty"].includes(state.phase))
+      || entering === p.seat;
     return el(`section.zw-player${master ? ".master" : ""}${checking ? ".checking" : ""}`,
       { dataset: { seat: String(p.seat) } },
       el("div.zw-player-head", {},
@@ -73,7 +76,10 @@ function resultItem(result, names) {
 
 export function resultsPanel(state, names) {
   const live = state.round && state.round.results?.length && ["check", "penalty"].includes(state.phase);
+  // a right "stop!" ends the game in the middle of a round: show that round, not the one before
+  const final = state.phase === "over" && state.round?.results?.length;
   const source = live ? { title: "This round's baskets", results: state.round.results }
+    : final ? { title: `Round ${state.round_number}: the baskets`, results: state.round.results }
     : state.last_round ? { title: `Round ${state.last_round.round_number}: the baskets`, results: state.last_round.results }
       : null;
   if (!source || !source.results.length) return null;
