@@ -140,3 +140,26 @@ def tablet(browser, live_table):
     # 4xx answers the page handles itself (e.g. the 401 before the PIN) show as console errors
     real = [e for e in errors if "Failed to load resource" not in e]
     assert not real, f"the page reported errors: {real}"
+
+
+@pytest.fixture
+def page_on(browser):
+    """page_on(url, size=(1024, 768), ready=...) → a fresh touch page; any JS error fails the test."""
+    contexts, errors = [], []
+
+    def make(url, size=(1024, 768), ready="body[data-ready=yes]"):
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.set_default_timeout(30_000)
+        page.goto(url)
+        page.wait_for_selector(ready)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    real = [e for e in errors if "Failed to load resource" not in e]
+    assert not real, f"the page reported errors: {real}"

@@ -63,27 +63,6 @@ def served(tmp_path):
         store.close()
 
 
-@pytest.fixture
-def page_on(browser):
-    """Factory: a fresh touch page at 1024x768 that fails the test on any page error."""
-    contexts, errors = [], []
-
-    def make(url, size=(1024, 768)):
-        context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.set_default_timeout(30_000)
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=yes]")
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    real = [e for e in errors if "Failed to load resource" not in e]
-    assert not real, f"the page reported errors: {real}"
 
 
 def assert_cave_readable(page) -> None:

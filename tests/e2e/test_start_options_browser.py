@@ -40,26 +40,9 @@ def bare_forest(tmp_path):
 
 
 @pytest.fixture
-def open_page(browser):
-    """open_page(url) → a fresh 1024×768 touch page that fails the test on any JS error."""
-    contexts, errors = [], []
-
-    def opener(url: str):
-        context = browser.new_context(viewport={"width": SIZE[0], "height": SIZE[1]}, has_touch=True)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.set_default_timeout(30_000)
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=yes]")
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
-    real = [e for e in errors if "Failed to load resource" not in e]
-    assert not real, f"the page reported errors: {real}"
+def open_page(page_on):
+    """open_page(url) → a fresh 1024×768 touch page."""
+    return lambda url: page_on(url, SIZE)
 
 
 def api(live: LiveTable, action: dict) -> dict:

@@ -68,26 +68,9 @@ def bare_forest(tmp_path):
 
 
 @pytest.fixture
-def page_at(browser):
-    """page_at(url, size) → a fresh page that fails the test on any JS error."""
-    contexts, errors = [], []
-
-    def open_page(url: str, size=(1024, 768)):
-        context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.set_default_timeout(30_000)
-        page.goto(url)
-        page.wait_for_selector("#zw")
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    real = [e for e in errors if "Failed to load resource" not in e]
-    assert not real, f"the page reported errors: {real}"
+def page_at(page_on):
+    """page_at(url, size) → a fresh page showing the Zauberwald table."""
+    return lambda url, size=(1024, 768): page_on(url, size, ready="#zw")
 
 
 def start(live: LiveTable, players=("Julie", "Linus"), seed=3) -> dict:
