@@ -210,6 +210,7 @@ def test_the_big_stop_halts_the_floor_and_the_master_finishes_by_hand(forest, pa
     assert_touch_targets(page)
     page.screenshot(path=str(output_dir / "1-moving.png"))
     page.locator("#zw-stop").tap()
+    page.wait_for_selector('#zw-floor[data-state="idle"]')
     page.wait_for_selector("#zw-by-hand")
     assert floor.state == "idle" and floor.status()["last_move"]["result"] == "stopped"
     assert page.locator("#zw-stop").count() == 0
@@ -294,6 +295,8 @@ def test_a_stall_is_finished_by_hand_and_the_home_button_clears_the_fault(forest
     assert floor.wait_idle(30) and floor.state == "fault"
     page = page_at(live.url)
     assert wait_for_phase(page, "turning") == "turning"
+    # the first floor poll may come after the first drawing: wait until the tablet knows
+    page.wait_for_selector('#zw-floor[data-state="fault"]')
     page.wait_for_selector("#zw-by-hand")
     assert "stall" in page.locator("#zw-stage").inner_text()
     assert "1½ more ants clockwise" in page.locator("#zw-by-hand").inner_text()
