@@ -51,6 +51,8 @@ export const hasMotor = () => floor.known && floor.status !== null;
 export const moving = () => ["moving", "homing"].includes(floor.status?.state);
 export function needsHome() {
   const s = floor.status;
+  // homing needs a Pico that answers: with the link down or the wrong firmware it cannot help
+  if (s?.link && s.link.state !== "connected") return false;
   return !!s && !moving() && (s.needs_home === true || s.homed === false || s.state === "fault");
 }
 
@@ -128,8 +130,8 @@ function stateWords() {
   const at = `at ant ${Math.round(s.position) % s.ants_around}`;
   // the Pico behind a USB cable (serial back-end): say when the link is not up
   const link = s.link;
-  if (link && link.state === "wrong_firmware") return `Wrong Pico firmware: ${link.message}`;
-  if (link && link.state !== "connected") return `Pico ${link.state}: ${link.message || "waiting for the floor"}`;
+  if (link && link.state === "wrong_firmware") return "Wrong Pico firmware";
+  if (link && link.state !== "connected") return `Pico ${link.state}…`;
   if (s.state === "moving") {
     const t = floor.turn;
     return t ? `Turning ${dirWords(t.direction)}: ${t.travelled.toFixed(1)} of ${t.ants} ants` : "Turning…";
@@ -162,6 +164,8 @@ export function floorPanel({ toast, send, mayHome, gamePosition }) {
     el("div.zw-floor-text", {},
       el("div.panel-title", {}, "Forest floor"),
       el("div.zw-floor-state", { id: "zw-floor-state", role: "status" }, stateWords()),
+      s?.link && s.link.state !== "connected"
+        ? el("div.zw-floor-link", { id: "zw-floor-link" }, s.link.message || "") : null,
       el("div.zw-floor-game", {}, `The game counts the floor at ant ${gamePosition}.`))),
   needsHome() && mayHome
     ? el("button.big-button.zw-home", { type: "button", id: "zw-home", onclick: () => homeFloor(send) },

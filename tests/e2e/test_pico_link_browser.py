@@ -1,0 +1,71 @@
+"""The forest floor behind a (simulated) Pico: the tablet and /healthz show the link state.
+
+A Pico with the wrong firmware must be named on the tablet with what to flash, and the
+master can still finish the turn by hand; a connected Pico shows its firmware version.
+"""
+from __future__ import annotations
+
+import pytest
+
+from controller.devices import floorproto as P
+from controller.devices.floor_serial import SerialForestFloor
+from controller.devices.hub import DeviceHub, FloorReporter
+from controller.devices.sim_pico import SimPico
+from controller.store import Store
+from controller.table import Table
+from tests.e2e.conftest import LiveTable
+from tests.link.conftest import FAST, REV, STEPS_PER_ANT, wait_for
+from tests.web.helpers import PIN, SECRET
+from web_ui import create_app
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def pico_table(tmp_path):
+    made = []
+
+    def make(protocol: int = P.PROTOCOL_VERSION):
+        pico = SimPico(steps_per_rev=REV, protocol=protocol)
+        floor = SerialForestFloor({"ants_around": 16, "steps_per_ant": STEPS_PER_ANT,
+                                   "top_speed": 4000, "acceleration": 40000, "home_speed": 1500,
+                                   "serial_port": pico.port, "link": FAST})
+        table = Table(Store(tmp_path / f"t{len(made)}.sqlite3"))
+        hub = DeviceHub(simulated=False, forest_floor=floor)
+        floor.on_change(FloorReporter(table))
+        table.on_effect(hub.handle_effect)
+        app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
+                         settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
+        live = LiveTable("", table, app)
+        live.serve()
+        made.append((live, hub, pico))
+        table.start("zauberwald", ["Julie", "Linus"], seed=3)
+        return live, floor
+
+    yield make
+    for live, hub, pico in made:
+        live.stop()
+        hub.close()
+        pico.close()
+
+
+def test_wrong_pico_firmware_is_named_on_the_tablet(pico_table, page_on, output_dir):
+    live, floor = pico_table(protocol=P.PROTOCOL_VERSION + 1)
+    assert wait_for(lambda: floor.link.state == "wrong_firmware")
+    status, health = live.call("GET", "/healthz")
+    link = health["devices"]["forest_floor"]["link"]
+    assert status == 200 and link["state"] == "wrong_firmware"
+    assert "potionpi firmware flash" in link["message"]
+    page = page_on(live.url, ready="#zw")
+    page.wait_for_selector('#zw-floor-state:has-text("Wrong Pico firmware")')
+    assert "potionpi firmware flash" in page.locator("#zw-floor-link").inner_text()
+    assert page.locator("#zw-home").count() == 0       # homing cannot help until it is flashed
+    page.screenshot(path=str(output_dir / "wrong-firmware.png"))
+
+
+def test_a_connected_pico_shows_its_firmware(pico_table, page_on, output_dir):
+    live, floor = pico_table()
+    assert wait_for(lambda: floor.link.state == "connected" and floor.state == "idle", timeout=10)
+    page = page_on(live.url, ready="#zw")
+    page.wait_for_selector('#zw-floor-state:has-text("Pico firmware")')
+    assert floor.status()["link"]["firmware"] in page.locator("#zw-floor-state").inner_text()
