@@ -43,7 +43,8 @@ class Daemon:
 
     def settings(self) -> dict[str, Any]:
         web = self.config["web"]
-        return {"keepalive_seconds": web["keepalive_seconds"], "data_dir": str(self.data_dir)}
+        # threads go to the app too: it caps live streams so taps always find a free thread
+        return {"keepalive_seconds": web["keepalive_seconds"], "threads": web["threads"]}
 
     def start(self, host: str | None = None, port: int | None = None) -> int:
         """Bind and serve in a background thread; returns the port actually bound."""

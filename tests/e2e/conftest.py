@@ -81,6 +81,17 @@ class LiveTable:
     server: Any = None
     thread: Any = None
 
+    @classmethod
+    def start(cls, table, devices) -> "LiveTable":
+        """Serve ``table`` and ``devices`` with the tablet app on a free port (test PIN, short timers)."""
+        from tests.web.helpers import PIN, SECRET
+        from web_ui import create_app
+        app = create_app(table=table, devices=devices, pin=PIN, secret_key=SECRET,
+                         settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
+        live = cls("", table, app)
+        live.serve()
+        return live
+
     def serve(self) -> None:
         from web_ui.server import make_server
         self.server = make_server(self.app, "127.0.0.1", self.port, threads=12)
@@ -110,16 +121,12 @@ class LiveTable:
 def live_table(tmp_path):
     from controller.store import Store
     from controller.table import Table
-    from tests.web.helpers import PIN, SECRET, sim_hub
-    from web_ui import create_app
+    from tests.web.helpers import sim_hub
 
     store = Store(tmp_path / "table.sqlite3")
     table = Table(store)
     hub = sim_hub(table, seed=11)
-    app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
-                     settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
-    live = LiveTable("", table, app)
-    live.serve()
+    live = LiveTable.start(table, hub)
     yield live
     live.stop()
     hub.close()

@@ -13,7 +13,6 @@ import pytest
 
 from tests.e2e.conftest import LiveTable
 from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, phase, tap_and_wait, wait_for_phase
-from tests.web.helpers import PIN, SECRET
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +27,6 @@ def serve_table(tmp_path, *, seed: int, colour_sensor: bool = True):
     from controller.devices.sim_cauldron import SimulatedCauldron
     from controller.store import Store
     from controller.table import Table
-    from web_ui import create_app
 
     store = Store(tmp_path / "table.sqlite3")
     table = Table(store)
@@ -38,10 +36,7 @@ def serve_table(tmp_path, *, seed: int, colour_sensor: bool = True):
                                              sink=table.sensor, on_notice=table.notice)
     hub = DeviceHub(simulated=True, cauldron=cauldron)
     table.on_effect(hub.handle_effect)
-    app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
-                     settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
-    live = LiveTable("", table, app)
-    live.serve()
+    live = LiveTable.start(table, hub)
     return live, hub, store
 
 

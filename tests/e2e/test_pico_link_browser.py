@@ -15,8 +15,6 @@ from controller.store import Store
 from controller.table import Table
 from tests.e2e.conftest import LiveTable
 from tests.link.conftest import FAST, REV, STEPS_PER_ANT, wait_for
-from tests.web.helpers import PIN, SECRET
-from web_ui import create_app
 
 pytestmark = pytest.mark.browser
 
@@ -34,10 +32,7 @@ def pico_table(tmp_path):
         hub = DeviceHub(simulated=False, forest_floor=floor)
         floor.on_change(FloorReporter(table))
         table.on_effect(hub.handle_effect)
-        app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
-                         settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
-        live = LiveTable("", table, app)
-        live.serve()
+        live = LiveTable.start(table, hub)
         made.append((live, hub, pico))
         table.start("zauberwald", ["Julie", "Linus"], seed=3)
         return live, floor

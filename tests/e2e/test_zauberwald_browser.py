@@ -11,7 +11,6 @@ import pytest
 
 from tests.e2e.conftest import LiveTable
 from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, wait_for_phase
-from tests.web.helpers import PIN, SECRET
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +32,6 @@ def make_table(tmp_path, *, floor: bool, ants_per_second: float = 8.0):
     from controller.devices.hub import DeviceHub
     from controller.store import Store
     from controller.table import Table
-    from web_ui import create_app
 
     config = Config.defaults()
     config["simulation"]["floor_ants_per_second"] = ants_per_second
@@ -42,10 +40,7 @@ def make_table(tmp_path, *, floor: bool, ants_per_second: float = 8.0):
     table = Table(store)
     hub = DeviceHub.build(config, sim=True, table=table, say=lambda *_: None)
     table.on_effect(hub.handle_effect)
-    app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
-                     settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
-    live = LiveTable("", table, app)
-    live.serve()
+    live = LiveTable.start(table, hub)
     return live, hub, store
 
 

@@ -5,21 +5,11 @@ The coach's look-ahead is checked against a plain expectimax that plays the real
 import pytest
 
 from controller.games.mirakel_mix import MirakelMix
-
-BOWLS = ["red", "red", "red", "yellow",
-         "yellow", "yellow", "green", "green",
-         "green", "blue", "blue", "blue"]
-
+from mirakel_support import BOWLS, play
 
 @pytest.fixture(scope="module")
 def game():
     return MirakelMix()
-
-
-def play(game, s, *actions):
-    for a in actions:
-        s, _ = game.apply(s, a)
-    return s
 
 
 def started(game, coach=True):

@@ -15,6 +15,7 @@ import pytest
 
 from controller.games.base import IllegalAction, load_data
 from controller.games.mirakel_mix import MirakelMix
+from mirakel_support import play_effects
 
 PLAYERS = ["Merlina Pinkana", "Houdini Orangebeard", "Balduin Brown", "Magianca Lilacanca"]
 MERLINA, HOUDINI, BALDUIN, MAGIANCA = range(4)
@@ -32,14 +33,6 @@ def example_game():
                       {"between": ["8", "9"], "card": "poison_pit"}],
     }]
     return MirakelMix(data=data)
-
-
-def play(game, s, *actions):
-    effects = []
-    for a in actions:
-        s, eff = game.apply(s, a)
-        effects += eff
-    return s, effects
 
 
 def legal(game, s, kind):
@@ -63,8 +56,8 @@ def before_merlinas_turn():
     bowls = ["yellow", "red", "red", "blue",
              "green", "green", "green", "purple",
              "purple", "purple", "orange", "orange"]
-    s, _ = play(game, s, *[{"type": "drop", "color": c} for c in bowls])
-    s, _ = play(game, s, *[{"type": "place_apprentice", "space": f"S{i}"} for i in range(1, 5)])
+    s, _ = play_effects(game, s, *[{"type": "drop", "color": c} for c in bowls])
+    s, _ = play_effects(game, s, *[{"type": "place_apprentice", "space": f"S{i}"} for i in range(1, 5)])
     # The table as the example finds it.
     s["apprentices"] = ["1", "4", "10", "6"]
     put(s, "poison_pit", 0, HOUDINI)      # yellow
@@ -83,30 +76,30 @@ def before_merlinas_turn():
 def test_the_rulebook_example_turn(before_merlinas_turn):
     game, s = before_merlinas_turn
     assert s["phase"] == "choose_bowl" and s["active"] == MERLINA
-    s, effects = play(game, s, {"type": "empty_bowl", "bowl": 0})
+    s, effects = play_effects(game, s, {"type": "empty_bowl", "bowl": 0})
     assert effects == [{"device": "cauldron", "op": "fill", "drops": ["yellow", "red", "red", "blue"]}]
 
     # A yellow drop: a disk on a yellow space of her choice.
-    s, _ = play(game, s, {"type": "drop", "color": "yellow"})
+    s, _ = play_effects(game, s, {"type": "drop", "color": "yellow"})
     assert sorted((a["flask"], a["space"]) for a in legal(game, s, "place_disk")) == \
         [("double_speed", 3), ("place_swap", 2)]
-    s, _ = play(game, s, {"type": "place_disk", "flask": "place_swap", "space": 2})
+    s, _ = play_effects(game, s, {"type": "place_disk", "flask": "place_swap", "space": 2})
 
     # A red drop: only one red space is left, so that is where the disk goes.
-    s, _ = play(game, s, {"type": "drop", "color": "red"})
+    s, _ = play_effects(game, s, {"type": "drop", "color": "red"})
     assert legal(game, s, "place_disk") == [{"flask": "flame_wall", "space": 0}]
-    s, _ = play(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 0})
+    s, _ = play_effects(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 0})
 
     # Another red: no red space left, so any free space; she picks green and completes a potion.
-    s, _ = play(game, s, {"type": "drop", "color": "red"})
+    s, _ = play_effects(game, s, {"type": "drop", "color": "red"})
     assert game.view(s)["prompt"] == "Merlina Pinkana: no red space is free, put a disk on any free space"
     assert {"flask": "poison_pit", "space": 1} in legal(game, s, "place_disk")
-    s, _ = play(game, s, {"type": "place_disk", "flask": "poison_pit", "space": 1})
+    s, _ = play_effects(game, s, {"type": "place_disk", "flask": "poison_pit", "space": 1})
     assert game.view(s)["lab"][1]["complete"] is True
 
     # The last drop is blue and completes another potion.
-    s, _ = play(game, s, {"type": "drop", "color": "blue"})
-    s, _ = play(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 3})
+    s, _ = play_effects(game, s, {"type": "drop", "color": "blue"})
+    s, _ = play_effects(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 3})
 
     # Two completed potions: one card from each pile for Merlina.
     v = game.view(s)
@@ -123,7 +116,7 @@ def test_the_rulebook_example_turn(before_merlinas_turn):
     with pytest.raises(IllegalAction, match="costs a poison pit potion"):
         game.apply(s, {"type": "move", "to": "3", "spend": [], "double_speed": False})
     pile_before = s["piles"]["poison_pit"]
-    s, _ = play(game, s, {"type": "move", "to": "3", "spend": ["poison_pit"], "double_speed": False})
+    s, _ = play_effects(game, s, {"type": "move", "to": "3", "spend": ["poison_pit"], "double_speed": False})
     assert s["apprentices"][MERLINA] == "3"
     assert s["cards"][MERLINA]["poison_pit"] == 0
     assert s["piles"]["poison_pit"] == pile_before + 1
@@ -134,7 +127,7 @@ def test_the_rulebook_example_turn(before_merlinas_turn):
     assert "5" in destinations and "6" not in destinations
     with pytest.raises(IllegalAction, match="only one apprentice per space: Magianca Lilacanca stands on 6"):
         game.apply(s, {"type": "move", "to": "6", "spend": [], "double_speed": False})
-    s, _ = play(game, s, {"type": "move", "to": "5", "spend": [], "double_speed": False})
+    s, _ = play_effects(game, s, {"type": "move", "to": "5", "spend": [], "double_speed": False})
 
     # Balduin has no disk in either potion: Magianca moves next.
     assert game.view(s)["movement"]["mover"] == MAGIANCA
@@ -146,7 +139,7 @@ def test_the_rulebook_example_turn(before_merlinas_turn):
     assert not any(m["to"] == "10" for m in moves)
     with pytest.raises(IllegalAction, match="Balduin Brown stands on 10"):
         game.apply(s, {"type": "move", "to": "10", "spend": ["poison_pit"], "double_speed": True})
-    s, _ = play(game, s, {"type": "move", "to": "9", "spend": ["poison_pit"], "double_speed": True})
+    s, _ = play_effects(game, s, {"type": "move", "to": "9", "spend": ["poison_pit"], "double_speed": True})
     assert s["apprentices"] == ["3", "5", "10", "9"]
     assert s["cards"][MAGIANCA] == {f: 0 for f in s["cards"][MAGIANCA]}
     assert s["piles"]["double_speed"] == 6 and s["piles"]["poison_pit"] == 6

@@ -9,17 +9,12 @@ import pytest
 
 from controller.games.base import IllegalAction
 from controller.games.mirakel_mix import MirakelMix
+from mirakel_support import play
 
 
 @pytest.fixture(scope="module")
 def game():
     return MirakelMix()
-
-
-def play(game, s, *actions):
-    for a in actions:
-        s, _ = game.apply(s, a)
-    return s
 
 
 def start(game, n=3):

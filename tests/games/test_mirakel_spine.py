@@ -5,22 +5,11 @@ import pytest
 
 from controller.games.base import BadSetup, IllegalAction
 from controller.games.mirakel_mix import MirakelMix
-
-# Bowl contents used by most tests: the cauldron then keeps 3 purple and 3 orange.
-BOWLS = ["red", "red", "red", "yellow",
-         "yellow", "yellow", "green", "green",
-         "green", "blue", "blue", "blue"]
-
+from mirakel_support import BOWLS, play
 
 @pytest.fixture(scope="module")
 def game():
     return MirakelMix()
-
-
-def play(game, state, *actions):
-    for a in actions:
-        state, _ = game.apply(state, a)
-    return state
 
 
 def filled(game, players=("Ann", "Ben"), bowls=BOWLS):
