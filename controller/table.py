@@ -18,7 +18,8 @@ from collections import deque
 from typing import Any, Callable
 
 from . import games
-from .games import BadSetup, IllegalAction
+from .contracts import Action, Effect, Notice, Session, State
+from .games import BadSetup, IllegalAction, Refusal
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ class Table:
             self._install(game_row_id, engine, meta, state, 0)
             self._publish()
             # devices put themselves in step with the new game (e.g. all drops back in)
-            self._dispatch({"device": "*", "op": "sync", "session": self._session})
+            self.device_sync()
             return self._session  # type: ignore[return-value]
 
     # --- the one writer ----------------------------------------------------------
@@ -106,12 +107,14 @@ class Table:
                 raise NoGame()
             if version is not None and version != self._version:
                 raise VersionConflict(version, self._session)  # type: ignore[arg-type]
-            if self._engine.outcome(self._state) is not None:
-                raise IllegalAction("the game is over; start a new one")
+            over = self._engine.outcome(self._state)
+            if over is not None:
+                raise IllegalAction(f"the game is over ({over.message}); start a new one")
             new_state, effects = self._engine.apply(self._state, action)
             new_version = self._version + 1
             outcome = self._engine.outcome(new_state)
-            self.store.append(self._game_id, new_version, action, source, outcome)  # type: ignore[arg-type]
+            self.store.append(self._game_id, new_version, action, source,  # type: ignore[arg-type]
+                              None if outcome is None else outcome.to_json(self._meta["players"]))
             self._state, self._version = new_state, new_version
             self._session = self._build_session()
             self._publish()
@@ -125,8 +128,22 @@ class Table:
             self.act(action, source="sensor")
         except NoGame:
             self.notice({"kind": "sensor", "message": "a sensor reported something but no game is running"})
-        except IllegalAction as exc:
+        except Refusal as exc:
             self.notice({"kind": "sensor", "message": f"sensor event not used: {exc}"})
+
+    def accepts(self, kind: str) -> bool:
+        """True if the running game has an action of this type (a device asks before it
+        reports, e.g. "floor_turned" means nothing to a game without a forest floor)."""
+        with self._lock:
+            return self._engine is not None and self._engine.handles(kind)
+
+    def device_sync(self) -> None:
+        """Tell the devices where the running game says things are (a new game, a restart)."""
+        with self._lock:
+            if self._engine is None or self._state is None:
+                return
+            for effect in self._engine.device_sync(self._state):
+                self._dispatch(effect)
 
     def notice(self, notice: dict[str, Any]) -> None:
         """Publish a passing message (e.g. "turn gently") that does not change the game."""
@@ -175,10 +192,12 @@ class Table:
         engine, state = self._engine, self._state
         assert engine is not None and state is not None
         outcome = engine.outcome(state)
+        players = self._meta["players"]
         return {"id": self._game_id, "game": self._meta["game"], "version": self._version,
-                "players": self._meta["players"], "state": engine.view(state, seat),
+                "players": players, "state": engine.view(state, seat),
                 "legal_actions": [] if outcome is not None else engine.legal_actions(state),
-                "outcome": outcome}
+                "legal_actions_complete": engine.legal_actions_complete,
+                "outcome": None if outcome is None else outcome.to_json(players)}
 
     def _publish(self) -> None:
         self._changed.notify_all()

@@ -1,7 +1,7 @@
 // Zaubercocktail pieces shared by the tablet and the player's phone: ingredient badges,
 // a +/− counter row, and talking to the game's own routes.
-import { el as uiEl } from "../../ui.js";
-import { postJSON } from "../../net.js";
+import { el as uiEl } from "/static/js/ui.js";
+import { postJSON } from "/static/js/net.js";
 
 export const API = "/api/v1/zaubercocktail";
 

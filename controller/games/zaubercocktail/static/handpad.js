@@ -1,7 +1,7 @@
 // The lay-down helper's hand entry: how many of each ingredient (and Black Somethings)
 // a player holds, and the best lay-down and runner-up for it, updated on every tap.
 // Used on the tablet (a hidden modal) and on the player's phone.
-import { fill } from "../../ui.js";
+import { fill } from "/static/js/ui.js";
 import { counter, el, kindBadge, sentence, suggestionBox } from "./common.js";
 
 /**

@@ -1,6 +1,6 @@
 // The players' strip (tiles left, potions, three recipe cards with what is missing, "stop!")
 // and the basket results with every penalty explained.
-import { el, playerMarks } from "../../ui.js";
+import { el, playerMarks } from "/static/js/ui.js";
 import { chip, chipRow, colourOrder, total } from "./chips.js";
 
 const ORDINAL = ["first", "second", "third"];

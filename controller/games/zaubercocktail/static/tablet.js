@@ -1,11 +1,11 @@
 // Zaubercocktail on the tablet: the magic path, the recipe card, dropouts, hidden
 // lay-downs, tie-break draws and the results of every round.
-import { fill, playerMarks } from "../ui.js";
-import { getJSON } from "../net.js";
-import { el, kindBadge, setLine, signed } from "./zaubercocktail/common.js";
-import { mayEnter, openEntry, syncEntry } from "./zaubercocktail/entry.js";
-import { openHelper } from "./zaubercocktail/helper.js";
-import { closeModal, modalKind } from "./zaubercocktail/modal.js";
+import { fill, playerMarks } from "/static/js/ui.js";
+import { getJSON } from "/static/js/net.js";
+import { el, kindBadge, setLine, signed } from "./common.js";
+import { mayEnter, openEntry, syncEntry } from "./entry.js";
+import { openHelper } from "./helper.js";
+import { closeModal, modalKind } from "./modal.js";
 
 const ROW = 13;                 // fields per row of the drawn path (3 rows for a 40-field path)
 let cards = null;               // recipe card faces (physical deck), fetched once

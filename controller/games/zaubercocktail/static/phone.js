@@ -1,7 +1,7 @@
 // A player's own phone: enter the whole hand, see the best lay-down and the runner-up,
 // and (when the round allows) send one of them to the table as this player's hidden entry.
-import { $, toast } from "../../ui.js";
-import { ApiError } from "../../net.js";
+import { $, toast } from "/static/js/ui.js";
+import { ApiError } from "/static/js/net.js";
 import { ask, compact, el, sentence } from "./common.js";
 import { mountHandPad } from "./handpad.js";
 

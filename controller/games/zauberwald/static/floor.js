@@ -1,7 +1,7 @@
 // The forest floor on the tablet: live status (polled), the dial, the big STOP,
 // homing, and the three-second countdown before a turn.
-import { el } from "../../ui.js";
-import { ApiError, getJSON, postJSON } from "../../net.js";
+import { el } from "/static/js/ui.js";
+import { ApiError, getJSON, postJSON } from "/static/js/net.js";
 
 const FAST_MS = 250;       // while the floor moves or the game waits for it
 const SLOW_MS = 2000;      // otherwise: enough to notice a fault or a floor that needs homing

@@ -1,6 +1,6 @@
 // Ingredient chips: every colour always shows its letter (colour-blind safe), plus the
 // chip-grid used to enter a basket (or a physical recipe card) by taps.
-import { el } from "../../ui.js";
+import { el } from "/static/js/ui.js";
 
 let palette = [];          // [{id, letter, hex, ink}] in the game's own order
 

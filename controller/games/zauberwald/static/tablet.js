@@ -1,14 +1,14 @@
 // Im großen Zauberwald at the table: the master's tile, direction and turn (with countdown
 // and STOP), the search timer, basket checks with every penalty explained, the recipe cards.
 // Drawn by app.js as render(root, session, ctx); the guide is docs/zauberwald-tablet.md.
-import { el } from "../ui.js";
-import { askPin, isUnlocked } from "../pinpad.js";
-import { chipGrid, chipRow, learnPalette, total, words } from "./zauberwald/chips.js";
+import { el } from "/static/js/ui.js";
+import { askPin, isUnlocked } from "/static/js/pinpad.js";
+import { chipGrid, chipRow, learnPalette, total, words } from "./chips.js";
 import {
   antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor,
   hasMotor, moving, pollSoon, startCountdown,
-} from "./zauberwald/floor.js";
-import { playersStrip, resultsPanel, seatToken } from "./zauberwald/panels.js";
+} from "./floor.js";
+import { playersStrip, resultsPanel, seatToken } from "./panels.js";
 
 const ORDINAL = ["first", "second", "third"];
 const DIRECTIONS = ["clockwise", "counter_clockwise"];

@@ -1,6 +1,6 @@
 // A player's hidden lay-down entry: +/− per ingredient and Black Somethings given to a
 // kind, live points from the engine's preview, refusals in the rule's own words.
-import { fill } from "../../ui.js";
+import { fill } from "/static/js/ui.js";
 import { ask, compact, counter, el, kindBadge, sentence, signed } from "./common.js";
 import { closeModal, modalKind, openModal } from "./modal.js";
 

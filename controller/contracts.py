@@ -1,0 +1,74 @@
+"""The typed seams between the parts: what crosses from engines to the table, from the
+table to the web and the devices, and from devices back to the table.
+
+Engines keep their state as plain JSON data (``State``); everything else that crosses a
+seam has a shape named here, so ``make lint`` (mypy) checks both sides of it.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, TypedDict
+
+State = dict[str, Any]
+"""A game's whole state: plain JSON data, never changed once ``apply`` returned it."""
+
+Action = dict[str, Any]
+"""``{"type": <action type>, ...named fields}`` as a tablet or a sensor sends it."""
+
+
+class Effect(TypedDict, total=False):
+    """Something an action asks of a device, e.g. ``{"device": "forest_floor", "op":
+    "rotate", "ants": 3, "direction": "cw"}``. ``device`` is a device name or ``"*"``."""
+
+    device: str
+    op: str
+    ants: int
+    direction: str
+    drops: list[str]
+    contents: dict[str, int]
+    type: str
+    reason: str
+
+
+class Notice(TypedDict):
+    """A passing message for every tablet that changes no game (``"turn gently"``)."""
+
+    kind: str
+    message: str
+
+
+class OutcomeJSON(TypedDict, total=False):
+    winners: list[int]
+    winner_names: list[str]
+    reason: str
+    message: str
+    ranking: list[dict[str, Any]]
+
+
+class Session(TypedDict):
+    """The running game as one client sees it (the public table unless a seat asked)."""
+
+    id: int
+    game: str
+    version: int
+    players: list[str]
+    state: dict[str, Any]
+    legal_actions: list[Action]
+    legal_actions_complete: bool
+    outcome: OutcomeJSON | None
+
+
+class Sink(Protocol):
+    """Where a device reports what it saw: the table's ``sensor`` entry point."""
+
+    def __call__(self, action: Action, /) -> None: ...
+
+
+class NoticeSink(Protocol):
+    """Where a device says something to the players without changing the game."""
+
+    def __call__(self, notice: Notice, /) -> None: ...
+
+
+Direction = Literal["cw", "ccw"]
+__all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON",
+           "Session", "Sink", "State"]
