@@ -239,8 +239,8 @@ def test_wrong_ingredient_costs_a_correct_one_the_player_chooses():
                            "ingredients": {"red": 1, "orange": 1, "yellow": 1, "blue": 1}})
     assert state["phase"] == "penalty"
     view = GAME.view(state)["round"]["pending"]
-    assert view == {"seat": A, "count": 1, "choose_from": {"red": 1, "yellow": 1, "orange": 1},
-                    "wrong": {"blue": 1}, "shortfall": 0}
+    assert view == {"seat": A, "basket": {"red": 1, "orange": 1, "yellow": 1, "blue": 1}, "count": 1,
+                    "choose_from": {"red": 1, "yellow": 1, "orange": 1}, "wrong": {"blue": 1}, "shortfall": 0}
     choices = [a["ingredients"] for a in GAME.legal_actions(state) if a["type"] == "return_ingredients"]
     assert sorted(map(sorted, choices)) == [["orange"], ["red"], ["yellow"]]
     refused(state, {"type": "return_ingredients", "seat": A, "ingredients": {"red": 2}}, "exactly 1")

@@ -274,8 +274,9 @@ class Zauberwald(Game):
                 r["end_search_counts"] = self._allowed_counts(state, state["master"], rnd["tile"])
             if rnd["pending"] is not None:
                 p = rnd["pending"]
-                r["pending"] = {"seat": p["seat"], "count": p["count"], "choose_from": _merge(p["placed"]),
-                                "wrong": p["wrong"], "shortfall": p["shortfall"]}
+                r["pending"] = {"seat": p["seat"], "basket": p["basket"], "count": p["count"],
+                                "choose_from": _merge(p["placed"]), "wrong": p["wrong"],
+                                "shortfall": p["shortfall"]}
             else:
                 r["pending"] = None
             out["round"] = r
