@@ -330,7 +330,7 @@ class Zauberwald(Game):
             return f"{names[before['round']['to_check'][0]]}'s basket"
         if kind == "return_ingredients":
             return f"{names[before['round']['pending']['seat']]}'s choice of what goes back"
-        return kind
+        return str(kind)
 
     # --- actions: the shape of each field is checked first (InvalidAction), then the rules
     def _do_enter_card(self, state: State, action: Action) -> list[Effect]:
@@ -550,7 +550,8 @@ class Zauberwald(Game):
         rnd = state["round"]
         if seat != state["master"]:
             return None
-        return rnd["count"] if rnd["ended_by"] == "master" else rnd["tile"]
+        limit: int = rnd["count"] if rnd["ended_by"] == "master" else rnd["tile"]
+        return limit
 
     def _start_round(self, state: State) -> None:
         state["round_number"] += 1
@@ -642,8 +643,9 @@ class Zauberwald(Game):
             owed = _sub(owed, take)
         back_free: dict[str, int] = dict(pending["free"])
         finished: list[int] = []
-        k = self._current_card(state, seat)
-        while k is not None and k < len(cards):
+        current = self._current_card(state, seat)
+        k = len(cards) if current is None else current
+        while k < len(cards):
             card = cards[k]
             laid = _add(card["on_card"], placed[k])
             if laid == card["recipe"]:
