@@ -182,15 +182,6 @@ class Zauberwald(Game):
                                 f"not {_total(ingredients)}")
 
     # --- the contract -----------------------------------------------------------
-    def apply(self, state: State, action: Action) -> tuple[State, list[Effect]]:
-        """The core's ``apply``, plus the one fact its per-type undo policy cannot see: the
-        basket or penalty choice that completes a round's check (the next master takes
-        over, or the game ends) is a barrier, though the entries before it were undoable."""
-        new, effects = super().apply(state, action)
-        if new.get("undo") and self.undo_barrier_reached(state, new, action["type"]):
-            new["undo"] = []
-        return new, effects
-
     def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
         """True when the action of type ``kind`` that led from ``before`` to ``after`` is a
         fact: a barrier by its type, or the end of a check."""
