@@ -27,6 +27,7 @@ class Effect(TypedDict, total=False):
     contents: dict[str, int]
     type: str
     reason: str
+    stones: list[int]
 
 
 class Notice(TypedDict):
@@ -40,6 +41,7 @@ class OutcomeJSON(TypedDict, total=False):
     winners: list[int]
     winner_names: list[str]
     reason: str
+    stones: list[int]
     message: str
     ranking: list[dict[str, Any]]
 
