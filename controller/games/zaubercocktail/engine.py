@@ -373,7 +373,7 @@ class Zaubercocktail(Game):
         for seat, entry in enumerate(rnd["entries"]):
             sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
             total = laydown.score(sets)
-            moves = []
+            moves: list[dict[str, Any]] = []
             if seat in place_of:
                 move = self._move_at(state, place_of[seat])
                 if move:

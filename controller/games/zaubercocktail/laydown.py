@@ -211,12 +211,12 @@ def _options(natural: dict[str, int], jokers: int, data: Data) -> dict[str, list
     only ever replaces a missing card, never a natural one the hand holds.
     """
     least = data["scoring"]["min_per_kind"]
-    out = {}
+    out: dict[str, list[Option]] = {}
     for kid, kind in kinds(data).items():
         have = natural.get(kid, 0)
         if not have:
             continue
-        opts = []
+        opts: list[Option] = []
         for b in range(0, min(jokers, kind["most"] - 1) + 1):
             nat = min(have, kind["most"] - b)
             if nat < min(have, kind["most"]):
@@ -267,8 +267,8 @@ def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict[
         if choice not in best or key > best[choice][0]:
             best[choice] = (key, parts)
 
-    for kid, opts in options.items():
-        for opt in opts:
+    for kid, single in options.items():
+        for opt in single:
             offer([(kid, opt)])
     for size in range(2, data["scoring"]["max_kinds"] + 1):
         for choice in combinations(options, size):
@@ -278,7 +278,7 @@ def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict[
 
     def rank(item: tuple[frozenset[str], tuple[tuple[int, int, int], list[Part]]]) -> tuple[Any, ...]:
         choice, (key, _) = item
-        return (key, [-order[k] for k in sorted(choice, key=order.get)])
+        return (key, [-order[k] for k in sorted(choice, key=order.__getitem__)])
 
     ranked = sorted(best.items(), key=rank, reverse=True)
     result = [_lay_down(sorted(parts, key=lambda p: order[p[0]]), natural, jokers, data)

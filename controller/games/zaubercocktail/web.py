@@ -47,7 +47,10 @@ TOKEN_MAX_AGE = 24 * 3600
 def _serializer() -> URLSafeTimedSerializer:
     # The PIN's fingerprint is part of the salt: a new PIN makes every earlier link
     # fail its signature, and the token itself carries nothing about the PIN.
-    return URLSafeTimedSerializer(current_app.secret_key, salt=f"{TOKEN_SALT}.{auth.pin_fingerprint()}")
+    key = current_app.secret_key
+    if key is None:
+        raise RuntimeError("the app has no secret key to sign player links with")
+    return URLSafeTimedSerializer(key, salt=f"{TOKEN_SALT}.{auth.pin_fingerprint()}")
 
 
 def make_token(game: int, seat: int) -> str:
@@ -65,7 +68,7 @@ class Holder:
 
 
 def _running_zaubercocktail() -> dict[str, Any]:
-    session = ctx().table.session()
+    session: dict[str, Any] | None = ctx().table.session()
     if session is None or session["game"] != GAME:
         raise ApiError(404, "no Zaubercocktail game is running at this table")
     return session
