@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.games.zaubercocktail_laydown import best_lay_downs, default_data, kinds  # noqa: E402
+from controller.games.zaubercocktail.laydown import best_lay_downs, default_data, kinds  # noqa: E402
 
 TARGET_MS = 50.0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.games import zaubercocktail_laydown as laydown
+from controller.games.zaubercocktail import laydown
 from tests.e2e.test_tablet_browser import SMALL_TARGETS_JS, enter_pin
 
 pytestmark = pytest.mark.browser

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from controller.games import load
-from controller.games.base import BadSetup, IllegalAction
+from controller.games.base import BadSetup, IllegalAction, InvalidAction, Outcome, Placing
 from controller.games.zaubercocktail import Zaubercocktail
-from controller.games.zaubercocktail_laydown import check_lay_down, score
+from controller.games.zaubercocktail.laydown import check_lay_down, score
 
 GAME = Zaubercocktail()
 DATA = GAME.data
@@ -203,7 +203,7 @@ def test_dropout_refusals():
     state = act(state, type="drop_out", seat=2)
     with pytest.raises(IllegalAction, match="already stopped trading"):
         GAME.apply(state, {"type": "drop_out", "seat": 2})
-    with pytest.raises(IllegalAction, match="Choose one of the players"):
+    with pytest.raises(InvalidAction, match="must be a seat at this table, 0 to 4"):
         GAME.apply(state, {"type": "drop_out", "seat": 9})
     with pytest.raises(IllegalAction, match="only while the trading"):
         GAME.apply(new_game(5), {"type": "drop_out", "seat": 0})
@@ -240,9 +240,7 @@ def laying_state():
     ({"gold_rose": 4}, {}, "At most 3 Gold Rose cards count in one set"),
     ({"gold_rose": 2}, {"gold_rose": 2}, "At most 3 Gold Rose cards count in one set"),
     ({"blue_schlums": 8}, {}, "At most 7 Blue Schlums"),
-    ({"dragon_scale": 2}, {}, "no ingredient called"),
-    ({"troll_hair": -2}, {}, "fewer than no cards"),
-    ({"troll_hair": "2"}, {}, "whole number"),
+    ({"greenwurz": 7}, {"greenwurz": 2}, "At most 7 Greenwurz"),
 ])
 def test_lay_down_refusals_name_the_rule(cards, black, rule):
     state = laying_state()
@@ -250,6 +248,47 @@ def test_lay_down_refusals_name_the_rule(cards, black, rule):
     with pytest.raises(IllegalAction, match=rule):
         GAME.apply(state, {"type": "lay_down", "seat": 3, "cards": cards, "black": black})
     assert state == before
+
+
+@pytest.mark.parametrize("cards,black,words", [
+    ({"dragon_scale": 2}, {}, "no ingredient called"),
+    ({"troll_hair": 3}, {"dragon_scale": 1}, "no ingredient called"),
+    ({"troll_hair": -2}, {}, "fewer than no cards"),
+    ({"troll_hair": "2"}, {}, "whole number"),
+    ({"troll_hair": True}, {}, "whole number"),
+    ({"troll_hair": 2.0}, {}, "whole number"),
+    (["troll_hair"], {}, "per ingredient"),
+    ({"troll_hair": 3}, 1, "per ingredient"),
+])
+def test_a_malformed_lay_down_is_invalid_not_a_rule_refusal(cards, black, words):
+    """Not a lay-down at all (HTTP 400), even in a phase where none may be entered."""
+    for state in (laying_state(), new_game(5)):
+        before = copy.deepcopy(state)
+        with pytest.raises(InvalidAction, match=words):
+            GAME.apply(state, {"type": "lay_down", "seat": 3, "cards": cards, "black": black})
+        assert state == before
+
+
+@pytest.mark.parametrize("action,words", [
+    ({"type": "drop_out"}, '"seat" must be a seat'),
+    ({"type": "drop_out", "seat": "2"}, '"seat" must be a seat'),
+    ({"type": "drop_out", "seat": True}, '"seat" must be a seat'),
+    ({"type": "drop_out", "seat": -1}, '"seat" must be a seat'),
+    ({"type": "false_trader", "seat": 5}, '"seat" must be a seat'),
+    ({"type": "lay_down", "seat": 1.0, "cards": {}}, '"seat" must be a seat'),
+    ({"type": "draw", "seat": 9, "kind": "gold_rose"}, '"seat" must be a seat'),
+    ({"type": "draw", "seat": 1}, '"kind" must be the ingredient drawn'),
+    ({"type": "draw", "seat": 1, "kind": "dragon_scale"}, '"kind" must be the ingredient drawn'),
+    ({"type": "reveal", "card": "recipe_99"}, '"card" must name a recipe card'),
+    ({"type": "reveal"}, '"card" must name a recipe card'),       # the printed deck needs the card
+    ({"type": "shuffle"}, "no action called 'shuffle'"),
+    ({"seat": 1}, 'needs a "type"'),
+])
+def test_malformed_actions_are_invalid(action, words):
+    state = act(new_game(5), type="reveal", card="recipe_1")
+    with pytest.raises(InvalidAction, match=words):
+        GAME.apply(state, action)
+    assert not GAME.is_legal(state, action)
 
 
 def test_joker_with_one_natural_card_is_a_set():
@@ -449,14 +488,23 @@ def test_game_ends_when_a_stone_reaches_the_target():
     assert state["phase"] == "over"
     assert state["stones"][BABS] == TARGET   # 37 + 5, stopped on the target field
     out = GAME.outcome(state)
-    assert out["winners"] == [BABS] and out["reason"] == "target"
+    assert out.winners == (BABS,) and out.reason == "target"
+    assert out.message == "A stone reached the target field: Babs wins"
+    # everyone is ranked by their field: Babs on the target, Arne stayed, the rest moved
+    assert out.ranking == (Placing(BABS, 1, TARGET), Placing(ARNE, 2, TARGET - 5), Placing(DORO, 3, 5),
+                           Placing(CHRIS, 4, 1), Placing(ERNI, 5, 0))
+    assert out.details == {"scores": state["stones"], "rounds_scored": 1}
     with pytest.raises(IllegalAction, match="game is over"):
         GAME.apply(state, {"type": "reveal", "card": "recipe_1"})
 
 
 def test_target_reached_by_two_is_a_shared_win():
     state = example_round(stones=[0, TARGET - 5, 0, TARGET - 5, 0])
-    assert GAME.outcome(state)["winners"] == [BABS, DORO]
+    out = GAME.outcome(state)
+    assert out.winners == (BABS, DORO)
+    assert out.message == "A stone reached the target field: Babs and Doro share the win"
+    # stones level share a place; the next place skips (the rulebook has no tie-break)
+    assert [(p.seat, p.place) for p in out.ranking[:3]] == [(BABS, 1), (DORO, 1), (CHRIS, 3)]
 
 
 def test_game_ends_when_the_magic_bolt_is_revealed_digital():
@@ -471,8 +519,10 @@ def test_game_ends_when_the_magic_bolt_is_revealed_digital():
     assert state["revealed"][-1] == "magic_bolt"
     assert len(state["revealed"]) >= 7
     out = GAME.outcome(state)
-    assert out["reason"] == "magic_bolt"
-    assert out["winners"] == [s for s in range(4) if state["stones"][s] == max(state["stones"])]
+    assert out.reason == "magic_bolt"
+    assert out.message.startswith("The Magic Bolt is out: ")
+    assert out.winners == tuple(s for s in range(4) if state["stones"][s] == max(state["stones"]))
+    assert out.details["rounds_scored"] == len(state["revealed"]) - 1
     assert GAME.legal_actions(state) == []
 
 
@@ -481,8 +531,25 @@ def test_game_ends_at_once_on_the_bolt_physical_with_shared_win():
     state["stones"] = [7, 7, 3, 0]
     assert len([a for a in GAME.legal_actions(state) if a["type"] == "reveal"]) == 10
     state = act(state, type="reveal", card="magic_bolt")
-    assert GAME.outcome(state)["winners"] == [0, 1]
-    assert "win" in GAME.view(state)["prompt"]
+    out = GAME.outcome(state)
+    assert out.winners == (0, 1)
+    assert out.message == "The Magic Bolt is out: Arne and Babs share the win on field 7"
+    assert out.ranking == (Placing(0, 1, 7), Placing(1, 1, 7), Placing(2, 3, 3), Placing(3, 4, 0))
+    assert out.details == {"scores": [7, 7, 3, 0], "rounds_scored": 0}
+    assert GAME.view(state)["prompt"] == "The Magic Bolt is out: Arne and Babs win!"
+
+
+def test_outcome_in_the_view_keeps_the_tablets_keys():
+    state = new_game(4)
+    state["stones"] = [2, 9, 3, 0]
+    view = GAME.view(act(state, type="reveal", card="magic_bolt"))
+    out = view["outcome"]
+    assert json.loads(json.dumps(out)) == out
+    assert out["winners"] == [1] and out["winner_names"] == ["Babs"]
+    assert out["reason"] == "magic_bolt" and out["scores"] == [2, 9, 3, 0] and out["rounds_scored"] == 0
+    assert out["message"] == "The Magic Bolt is out: Babs wins on field 9"
+    assert out["ranking"][0] == {"seat": 1, "place": 1, "score": 9}
+    assert GAME.view(new_game(4))["outcome"] is None
 
 
 def test_physical_deck_lists_only_cards_not_yet_revealed():
@@ -566,7 +633,66 @@ def test_every_listed_action_is_accepted():
     states = [new_game(5), trading, laying_state(), example_round(), lay_all(laying_state(), EXAMPLE), tied]
     for state in states:
         for action in GAME.legal_actions(state):
+            assert GAME.is_legal(state, action), action
             GAME.apply(state, action)
+
+
+def test_lay_downs_are_a_sample_and_is_legal_is_the_truth():
+    assert GAME.legal_actions_complete is False
+    state = laying_state()
+    listed = GAME.legal_actions(state)
+    # legal lay-downs the sample leaves out: two kinds, Black Somethings
+    unlisted = [{"type": "lay_down", "seat": 2, "cards": c, "black": b} for c, b in EXAMPLE]
+    for action in unlisted:
+        if len(action["cards"]) > 1 or action["black"]:
+            assert action not in listed
+        assert GAME.is_legal(state, action)
+    illegal = [
+        {"type": "lay_down", "seat": 2, "cards": {"greenwurz": 2, "lead_earth": 2, "gold_rose": 2}},
+        {"type": "lay_down", "seat": 2, "cards": {"troll_hair": 1}},
+        {"type": "lay_down", "seat": 2, "cards": {}, "black": {"white_berries": 2}},
+        {"type": "lay_down", "seat": 2, "cards": {"gold_rose": 3}, "black": {"gold_rose": 1}},
+        {"type": "lay_down", "seat": 2, "cards": {"dragon_scale": 2}},
+        {"type": "lay_down", "seat": 7, "cards": {}},
+        {"type": "drop_out", "seat": 4},                 # the round has ended
+        {"type": "reveal_entries"},                      # nobody has laid down yet
+        {"type": "draw", "seat": 0, "kind": "gold_rose"},
+        {"type": "reveal", "card": "recipe_2"},
+    ]
+    for action in illegal:
+        assert action not in listed
+        assert not GAME.is_legal(state, action), action
+    still_trading = act(new_game(5), type="reveal", card="recipe_1")
+    assert not GAME.is_legal(still_trading, {"type": "lay_down", "seat": 0, "cards": {"greenwurz": 2}})
+
+
+def test_undo_keeps_the_earlier_states_instead_of_copying_them():
+    """The undo stack holds the earlier states themselves (shared, never copied), so an
+    action costs the same after 300 taps as after one."""
+    state = act(new_game(5), type="reveal", card="recipe_1")
+    state["stones"] = [TARGET - 1] * 5
+    states = [state]
+    for i in range(300):
+        states.append(act(states[-1], type="false_trader", seat=i % 5))
+    last = states[-1]
+    assert len(last["undo"]) == GAME.undo_depth
+    assert last["undo"][-1]["state"]["stones"] is states[-2]["stones"]
+    assert last["undo"][0]["state"]["round"] is states[-GAME.undo_depth - 1]["round"]
+    assert last["history"] is state["history"]
+    back = last
+    for i in range(GAME.undo_depth):
+        back = act(back, type="undo")
+        assert back["stones"] == states[-2 - i]["stones"]
+    with pytest.raises(IllegalAction, match="nothing to undo since the recipe card was revealed"):
+        GAME.apply(back, {"type": "undo"})
+
+
+def test_undo_takes_back_a_win_on_the_target_field():
+    state = example_round(stones=[TARGET - 5, TARGET - 3, 0, 0, 0])
+    assert GAME.outcome(state) is not None
+    back = act(state, type="undo")
+    assert back["phase"] == "laying" and GAME.outcome(back) is None
+    assert back["stones"] == [TARGET - 5, TARGET - 3, 0, 0, 0]
 
 
 # --- random rounds -----------------------------------------------------------------------
@@ -688,7 +814,7 @@ def test_a_table_with_a_different_copy_edits_only_the_data():
     for seat, (cards, black) in enumerate(EXAMPLE):
         state, _ = game.apply(state, {"type": "lay_down", "seat": seat, "cards": cards, "black": black})
     state, _ = game.apply(state, {"type": "reveal_entries"})
-    assert game.outcome(state)["winners"] == [BABS, DORO]
+    assert game.outcome(state).winners == (BABS, DORO)
     assert GAME.data["path"]["target"] == TARGET  # the default data is untouched
 
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.games.base import IllegalAction
-from controller.games.zaubercocktail_laydown import (
-    best_lay_downs, check_lay_down, default_data, kinds, points_table, preview, score, set_points,
-    single_card_value,
+from controller.games.base import IllegalAction, InvalidAction
+from controller.games.zaubercocktail.laydown import (
+    best_lay_downs, check_lay_down, default_data, kinds, points_table, preview, read_counts, score,
+    set_points, single_card_value,
 )
 
 DATA = default_data()
@@ -91,6 +91,27 @@ def test_helper_refuses_impossible_hands():
         best_lay_downs({"gold_rose": 6}, 0, DATA)
     with pytest.raises(IllegalAction, match="only 4 Black Somethings"):
         best_lay_downs({"gold_rose": 1}, 5, DATA)
+
+
+@pytest.mark.parametrize("cards,black,words", [
+    ({"dragon_scale": 2}, None, "no ingredient called"),
+    ({"greenwurz": 2.5}, None, "whole number"),
+    ({"greenwurz": -1}, None, "fewer than no cards"),
+    ("greenwurz", None, "per ingredient"),
+    ({"greenwurz": 2}, {"greenwurz": "one"}, "whole number"),
+])
+def test_what_is_not_a_lay_down_at_all_is_invalid(cards, black, words):
+    with pytest.raises(InvalidAction, match=words):
+        read_counts(cards, black, DATA)
+    with pytest.raises(InvalidAction, match=words):
+        check_lay_down(cards, black, DATA)
+    shown = preview(cards, black, DATA)          # the live preview says so, never raises
+    assert shown["ok"] is False and words in shown["refusal"]
+
+
+def test_read_counts_drops_zero_counts_and_checks_no_rule():
+    assert read_counts({"greenwurz": 9, "gold_rose": 0}, {"greenwurz": 0}, DATA) == ({"greenwurz": 9}, {})
+    assert read_counts(None, None, DATA) == ({}, {})
 
 
 # --- brute force: the helper is never beaten ------------------------------------------------

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from controller.games import zaubercocktail_laydown as laydown
+from controller.games.zaubercocktail import laydown
 
 from .helpers import AUTH, act
 
@@ -92,11 +92,30 @@ def test_empty_token_is_401_and_a_forged_one_403(client):
 
 def test_token_signed_with_another_key_is_refused(client, app):
     from itsdangerous import URLSafeTimedSerializer
-    from web_ui.zaubercocktail_api import TOKEN_SALT
+
+    from controller.games.zaubercocktail.web import TOKEN_SALT
+    from web_ui.auth import pin_fingerprint
     start(client)
     game = client.get("/api/v1/session").get_json()["id"]
-    other = URLSafeTimedSerializer("some other table's key", salt=TOKEN_SALT).dumps({"g": game, "s": 0})
+    with app.test_request_context():
+        salt = f"{TOKEN_SALT}.{pin_fingerprint()}"     # everything right but the key
+    other = URLSafeTimedSerializer("some other table's key", salt=salt).dumps({"g": game, "s": 0})
     assert helper(client, other, {"greenwurz": 2}).status_code == 403
+
+
+def test_a_new_pin_revokes_every_player_link(client, app):
+    start(client)
+    old = link(client, 2)
+    assert helper(client, old["token"], {"greenwurz": 2}).status_code == 200
+    app.extensions["potionpi"].gate.change("2468")
+    response = helper(client, old["token"], {"greenwurz": 2})
+    assert response.status_code == 403
+    assert "scan the QR code on the tablet again" in response.get_json()["error"]
+    assert client.get(f"/zc/hand/{old['token']}").status_code == 403
+    assert client.post(f"{API}/me", json={"token": old["token"]}).status_code == 403
+    # the tablet, unlocked with the new PIN, hands out a link that works
+    fresh = client.post(f"{API}/link", json={"seat": 2}, headers={"X-Table-Pin": "2468"}).get_json()
+    assert helper(client, fresh["token"], {"greenwurz": 2}).status_code == 200
 
 
 def test_token_of_an_earlier_game_is_409(client):
@@ -164,6 +183,11 @@ def test_phone_page_names_only_its_player_and_fetches_nothing_outside(client):
     response = client.get(f"/zc/hand/{token}")
     assert response.status_code == 200
     page = response.get_data(as_text=True)
+    # its script and styles come from the plug-in's own folder
+    assert 'src="/games/zaubercocktail/phone.js"' in page
+    assert 'href="/games/zaubercocktail/tablet.css"' in page
+    for asset in re.findall(r'(?:src|href)="(/games/[^"]+)"', page):
+        assert client.get(asset).status_code == 200, asset
     assert "Doro" in page
     for other in ("Arne", "Babs", "Chris", "Erni"):
         assert other not in page
@@ -197,6 +221,57 @@ def test_phone_lay_down_refused_in_the_rules_words(client):
                                                                              "troll_hair": 2}})
     assert response.status_code == 422
     assert "at most 2 different kinds" in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("cards,black,words", [
+    ({"greenwurz": "two"}, {}, "whole number"),
+    ({"dragon_scale": 2}, {}, "no ingredient called"),
+    ({"greenwurz": -2}, {}, "fewer than no cards"),
+    ({"greenwurz": 2}, {"greenwurz": 1.5}, "whole number"),
+])
+def test_phone_lay_down_that_is_not_a_lay_down_is_400(client, cards, black, words):
+    start(client)
+    to_laying(client)
+    token = link(client, 1)["token"]
+    response = client.post(f"{API}/send", json={"token": token, "cards": cards, "black": black})
+    assert response.status_code == 400
+    assert words in response.get_json()["error"]
+    assert client.get("/api/v1/session").get_json()["state"]["players"][1]["entered"] is False
+
+
+def test_table_actions_malformed_are_400_and_rule_refusals_422(client):
+    start(client)
+    to_laying(client)
+    malformed = [
+        {"type": "lay_down", "seat": 9, "cards": {}},
+        {"type": "lay_down", "seat": "1", "cards": {}},
+        {"type": "lay_down", "seat": 1, "cards": {"greenwurz": "2"}},
+        {"type": "lay_down", "seat": 1, "cards": ["greenwurz"]},
+        {"type": "drop_out", "seat": None},
+        {"type": "false_trader"},
+        {"type": "draw", "seat": 0, "kind": "dragon_scale"},
+        {"type": "shake_the_cauldron"},
+    ]
+    for action in malformed:
+        response = act(client, action)
+        assert response.status_code == 400, (action, response.get_json())
+    refused = [
+        ({"type": "lay_down", "seat": 1, "cards": {"greenwurz": 1}}, "at least 2 cards"),
+        ({"type": "drop_out", "seat": 2}, "only while the trading"),
+        ({"type": "reveal_entries"}, "still waiting for"),
+        ({"type": "draw", "seat": 0, "kind": "gold_rose"}, "only to break a tie"),
+        ({"type": "reveal"}, "only after this round has been scored"),
+    ]
+    for action, words in refused:
+        response = act(client, action)
+        assert response.status_code == 422, (action, response.get_json())
+        assert words in response.get_json()["error"]
+    assert client.get("/api/v1/session").get_json()["version"] == 4    # nothing changed
+
+
+def test_session_says_legal_actions_are_a_sample(client):
+    session = start(client)
+    assert session["legal_actions_complete"] is False
 
 
 def test_phone_cannot_send_while_still_trading(client):

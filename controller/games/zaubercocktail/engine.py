@@ -12,43 +12,57 @@ who stops (ring first, then goblet) → at the last dropout each player enters a
 supply pile → stones move. ``false_trader`` sends a stone back one field at any time;
 ``undo`` takes back the last action since the last recipe card was revealed.
 
-All numbers live in ``data/zaubercocktail.toml``; lay-down rules and points in
-``zaubercocktail_laydown``.
+All numbers live in the plug-in's ``data.toml``; lay-down rules and points in
+``laydown.py``.
 """
 from __future__ import annotations
 
-import copy
-from typing import Any
+from typing import Any, ClassVar
 
-from . import zaubercocktail_laydown as laydown
-from .base import BadSetup, Game, IllegalAction, State, new_rng_state, rng_from, rng_store
+from ...contracts import Action, Effect, State
+from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, new_rng_state,
+                    rng_from, rng_store)
+from . import laydown
 
-# Parts of the state an undo never has to restore: the RNG is only used at set-up and
-# history only grows when a recipe card is revealed, which closes the undo window.
-_NOT_IN_SNAPSHOT = ("rng", "history", "undo")
+Round = dict[str, Any]
+Entry = dict[str, Any]
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 class Zaubercocktail(Game):
     id = "zaubercocktail"
     name = "Zaubercocktail"
-    # Player limits come from the data file, like every other number.
-    min_players = laydown.default_data()["players"]["min"]
-    max_players = laydown.default_data()["players"]["max"]
+    data_package = "controller.games.zaubercocktail"
+
+    # Every tap of a round can be taken back, one after another, until the next recipe
+    # card is revealed: the rulebook's rounds are final once the next card is up.
+    undoable = frozenset({"drop_out", "false_trader", "lay_down", "reveal_entries", "draw"})
+    undo_barrier = frozenset({"reveal"})
+    # A round is some thirty taps; this keeps all of them (and a long run of "Stop!"
+    # taps) while bounding the memory the snapshots hold.
+    undo_depth = 256
+    nothing_to_undo = "There is nothing to undo since the recipe card was revealed"
+    # The history only grows (a new list each reveal), so states may share it.
+    shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
+    # Lay-downs are far too many to list (about 10,000 per player): a sample is listed.
+    legal_actions_complete = False
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
-        self.min_players = self.data["players"]["min"]
-        self.max_players = self.data["players"]["max"]
+        self.min_players = int(self.data["players"]["min"])
+        self.max_players = int(self.data["players"]["max"])
         self.kinds = laydown.kinds(self.data)
-        self.joker = self.data["black_something"]
-        deck = self.data["recipe_deck"]
-        self.bolt = deck["bolt"]
-        self.recipes = {r["id"]: r for r in self.data["recipes"]}
+        self.joker: dict[str, Any] = self.data["black_something"]
+        self.bolt: dict[str, Any] = self.data["recipe_deck"]["bolt"]
+        self.recipes: dict[str, dict[str, Any]] = {r["id"]: r for r in self.data["recipes"]}
         self._check_data()
 
     def _check_data(self) -> None:
         """A hand-edited data file that cannot work is named here, not mid-game."""
-        where = "zaubercocktail.toml"
+        where = "zaubercocktail/data.toml"
         forward = self.data["scoring"]["forward_places"]
         for recipe in self.data["recipes"]:
             if len(recipe["forward"]) != forward:
@@ -57,10 +71,6 @@ class Zaubercocktail(Game):
             for n in range(self.min_players, self.max_players + 1):
                 if str(n) not in self.data["dropouts"][table]:
                     raise BadSetup(f"{where}: [dropouts] {table} needs a value for {n} players")
-
-    @classmethod
-    def default_data(cls) -> dict[str, Any]:
-        return copy.deepcopy(laydown.default_data())  # the cached copy stays untouched
 
     # --- set-up ---------------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
@@ -102,7 +112,7 @@ class Zaubercocktail(Game):
         rng_store(state, rng)
         return top + bottom
 
-    def _new_round(self, number: int, seats: int) -> dict:
+    def _new_round(self, number: int, seats: int) -> Round:
         deal = self.data["deal"]
         return {"number": number,
                 "deal": deal["first_round"] if number == 1 else deal["later_rounds"],
@@ -112,36 +122,31 @@ class Zaubercocktail(Game):
 
     # --- small lookups ----------------------------------------------------------
     def _count_rule(self, table: str, state: State) -> int:
-        return self.data["dropouts"][table][str(len(state["players"]))]
-
-    def _seat(self, state: State, action: dict) -> int:
-        seat = action.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
-            raise IllegalAction("Choose one of the players at this table")
-        return seat
+        return int(self.data["dropouts"][table][str(len(state["players"]))])
 
     def _card_name(self, card_id: str) -> str:
         if card_id == self.bolt["id"]:
-            return self.bolt["name"]
+            return str(self.bolt["name"])
         recipe = self.recipes[card_id]
         return "/".join(str(f) for f in recipe["forward"]) + f"/−{recipe['back']}"
 
     def _unrevealed(self, state: State) -> list[str]:
         if state["deck"] is not None:
-            return state["deck"]
+            return list(state["deck"])
         gone = set(state["revealed"])
         return [c for c in [*self.recipes, self.bolt["id"]] if c not in gone]
 
-    # --- actions ----------------------------------------------------------------
-    def legal_actions(self, state: State) -> list[dict]:
-        """Every action the table can take now.
+    # --- what may be done now ----------------------------------------------------
+    def legal_actions(self, state: State) -> list[Action]:
+        """Every action the table can take now, except that lay-downs are sampled.
 
         Lay-downs are too many to list (about 10,000 per player), so for each player who
-        may enter one this lists laying nothing and every single set of natural cards;
-        ``apply`` accepts any legal lay-down and ``view()["entry_rules"]`` describes them.
+        may enter one this lists laying nothing and every single set of natural cards
+        (``legal_actions_complete`` is False); ``is_legal`` accepts any legal lay-down and
+        ``view()["entry_rules"]`` describes them.
         """
         phase, rnd, seats = state["phase"], state["round"], range(len(state["players"]))
-        actions: list[dict] = []
+        actions: list[Action] = []
         if phase in ("reveal", "scored"):
             if state["options"]["deck"] == "digital":
                 actions.append({"type": "reveal"})
@@ -161,63 +166,40 @@ class Zaubercocktail(Game):
                 actions += [{"type": "draw", "seat": s, "kind": k} for k in [*self.kinds, self.joker["id"]]]
         if phase != "over":
             actions += [{"type": "false_trader", "seat": s} for s in seats]
-        if state["undo"]:
+        if self.can_undo(state):
             actions.append({"type": "undo"})
         return actions
 
-    def _sample_lay_downs(self, seat: int) -> list[dict]:
-        out = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
+    def _sample_lay_downs(self, seat: int) -> list[Action]:
+        out: list[Action] = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
         least = self.data["scoring"]["min_per_kind"]
         for kid, kind in self.kinds.items():
             for n in range(least, min(kind["most"], kind["cards"]) + 1):
                 out.append({"type": "lay_down", "seat": seat, "cards": {kid: n}, "black": {}})
         return out
 
-    def apply(self, state: State, action: dict) -> tuple[State, list[dict]]:
-        if not isinstance(action, dict):
-            raise IllegalAction("An action must say what happened")
-        kind = action.get("type")
-        if kind == "undo":
-            return self._undo(state)
-        handler = {"reveal": self._reveal, "drop_out": self._drop_out,
-                   "false_trader": self._false_trader, "lay_down": self._lay_down,
-                   "reveal_entries": self._reveal_entries, "draw": self._draw}.get(kind)
-        if handler is None:
-            raise IllegalAction(f"Zaubercocktail has no action called {kind!r}")
-        if state["phase"] == "over":
-            raise IllegalAction("The game is over")
-        new = self.copy(state)
-        if kind != "reveal":
-            new["undo"].append({k: self.copy(v) for k, v in state.items() if k not in _NOT_IN_SNAPSHOT})
-        effects = handler(new, action) or []
-        return new, effects
-
-    def _undo(self, state: State) -> tuple[State, list[dict]]:
-        if not state["undo"]:
-            raise IllegalAction("There is nothing to undo since the recipe card was revealed")
-        new = self.copy(state["undo"][-1])
-        new["rng"], new["history"] = self.copy(state["rng"]), self.copy(state["history"])
-        new["undo"] = self.copy(state["undo"][:-1])
-        return new, []
-
-    def _reveal(self, state: State, action: dict) -> list[dict]:
+    # --- the actions (``Game.apply`` forks the state and calls these) ---------------
+    def _do_reveal(self, state: State, action: Action) -> list[Effect]:
+        digital = state["options"]["deck"] == "digital"
+        card = action.get("card")
+        if not digital and card not in (*self.recipes, self.bolt["id"]):
+            raise InvalidAction('"card" must name a recipe card: '
+                                + ", ".join([*self.recipes, self.bolt["id"]]))
         if state["phase"] not in ("reveal", "scored"):
             raise IllegalAction("The next recipe card is revealed only after this round has been scored")
-        if state["options"]["deck"] == "digital":
+        if digital:
             if "card" in action:
                 raise IllegalAction("The tablet deals the recipe cards in this game: just tap reveal")
             card = state["deck"].pop(0)
-        else:
-            card = action.get("card")
-            if card not in self._unrevealed(state):
-                raise IllegalAction("Tap the recipe card that was just turned over "
-                                    "(one that has not been revealed yet)")
+        elif card not in self._unrevealed(state):
+            raise IllegalAction("Tap the recipe card that was just turned over "
+                                "(one that has not been revealed yet)")
         if state["phase"] == "scored":
-            state["history"].append(state["round"])
+            # a new list, never an append: earlier states share the history
+            state["history"] = [*state["history"], state["round"]]
             state["round"] = self._new_round(state["round"]["number"] + 1, len(state["players"]))
         state["revealed"].append(card)
         state["round"]["recipe"] = card
-        state["undo"] = []  # rulebook rounds are final once the next card is up
         if card == self.bolt["id"]:
             state["phase"] = "over"
             state["end"] = {"reason": "magic_bolt", "round": state["round"]["number"]}
@@ -225,8 +207,8 @@ class Zaubercocktail(Game):
         state["phase"] = "trading"
         return []
 
-    def _drop_out(self, state: State, action: dict) -> None:
-        seat = self._seat(state, action)
+    def _do_drop_out(self, state: State, action: Action) -> None:
+        seat = self.seat_of(state, action)
         rnd = state["round"]
         if state["phase"] != "trading":
             raise IllegalAction("Players drop out only while the trading is on")
@@ -236,15 +218,17 @@ class Zaubercocktail(Game):
         if len(rnd["dropouts"]) >= self._count_rule("stones_to_end", state):
             state["phase"] = "laying"
 
-    def _false_trader(self, state: State, action: dict) -> None:
-        seat = self._seat(state, action)
+    def _do_false_trader(self, state: State, action: Action) -> None:
+        seat = self.seat_of(state, action)
         start = self.data["path"]["start"]
         before = state["stones"][seat]
         state["stones"][seat] = max(start, before - self.data["scoring"]["false_trader_back"])
         state["round"]["false_traders"].append({"seat": seat, "from": before, "to": state["stones"][seat]})
 
-    def _lay_down(self, state: State, action: dict) -> None:
-        seat = self._seat(state, action)
+    def _do_lay_down(self, state: State, action: Action) -> None:
+        seat = self.seat_of(state, action)
+        # the shape first (400), then the moment and the rules (422)
+        laydown.read_counts(action.get("cards"), action.get("black"), self.data)
         rnd = state["round"]
         if state["phase"] == "trading":
             if seat not in rnd["dropouts"]:
@@ -256,7 +240,7 @@ class Zaubercocktail(Game):
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
 
-    def _reveal_entries(self, state: State, action: dict) -> list[dict]:
+    def _do_reveal_entries(self, state: State, action: Action) -> None:
         rnd = state["round"]
         if state["phase"] != "laying":
             raise IllegalAction("The lay-downs are revealed when the round has ended")
@@ -266,6 +250,7 @@ class Zaubercocktail(Game):
                                 "still waiting for " + ", ".join(missing))
         rnd["entries_revealed"] = True
         totals = [self._entry_score(e) for e in rnd["entries"]]
+        # rulebook: more points first; equal points: more cards played first
         layers = sorted((s for s, t in enumerate(totals) if t["cards_played"]),
                         key=lambda s: (-totals[s]["points"], -totals[s]["cards_played"], s))
         order: list[list[int]] = []
@@ -275,10 +260,56 @@ class Zaubercocktail(Game):
                 order[-1].append(s)
             else:
                 order.append([s])
-        rnd["order"] = order
-        return self._settle(state)
+        rnd["order"] = order          # ``settle`` asks for draws or scores the round
 
-    def _entry_score(self, entry: dict) -> dict:
+    def _do_draw(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
+        kind = action.get("kind")
+        if kind != self.joker["id"] and kind not in self.kinds:
+            raise InvalidAction('"kind" must be the ingredient drawn: '
+                                + ", ".join([*self.kinds, self.joker["id"]]))
+        rnd = state["round"]
+        if state["phase"] != "tiebreak":
+            raise IllegalAction("Cards are drawn only to break a tie after the lay-downs are revealed")
+        if seat not in [s for g in self._undecided(state) for s in g]:
+            raise IllegalAction(f"{state['players'][seat]} is not in a tie that needs a draw")
+        if rnd["drawn"][seat] is not None:
+            raise IllegalAction(f"{state['players'][seat]} has already drawn; wait for the others in the tie")
+        if kind == self.joker["id"]:
+            rnd["draw_log"].append({"seat": seat, "kind": kind, "value": None})
+            return []  # a Black Something has no value: that player draws again
+        value = laydown.single_card_value(self.kinds[kind])
+        rnd["drawn"][seat] = kind
+        rnd["draw_log"].append({"seat": seat, "kind": kind, "value": value})
+
+        def worth(s: int) -> int:
+            return laydown.single_card_value(self.kinds[rnd["drawn"][s]])
+
+        order: list[list[int]] = []
+        for group in rnd["order"]:
+            if len(group) > 1 and all(rnd["drawn"][s] is not None for s in group):
+                # the more valuable card is ahead; equal cards stay tied and draw again
+                for v in sorted({worth(s) for s in group}, reverse=True):
+                    order.append([s for s in group if worth(s) == v])
+                for s in group:
+                    rnd["drawn"][s] = None
+            else:
+                order.append(group)
+        rnd["order"] = order
+        return []
+
+    def settle(self, state: State, kind: str) -> list[Effect] | None:
+        """Once the lay-downs are revealed: ask for draws while a tie changes a move,
+        otherwise move the stones."""
+        rnd = state["round"]
+        if rnd["order"] is None or rnd["results"] is not None or state["phase"] == "over":
+            return None
+        if self._undecided(state):
+            state["phase"] = "tiebreak"
+            return None
+        return self._score_round(state)
+
+    def _entry_score(self, entry: Entry) -> dict[str, int]:
         return laydown.score(laydown.check_lay_down(entry["cards"], entry["black"], self.data))
 
     # --- ranking and tie-breaks -------------------------------------------------
@@ -292,14 +323,15 @@ class Zaubercocktail(Game):
         recipe = self.recipes[state["round"]["recipe"]]
         layers, someone_laid_nothing = self._layers_and_nothing(state)
         if position < len(recipe["forward"]):
-            return recipe["forward"][position]
+            return int(recipe["forward"][position])
         # Players who laid nothing are the lowest; only without them is the last layer lowest.
         if not someone_laid_nothing and position == layers - 1:
-            return -recipe["back"]
+            return -int(recipe["back"])
         return 0
 
     def _groups_with_places(self, state: State) -> list[tuple[list[int], int]]:
-        out, place = [], 0
+        out: list[tuple[list[int], int]] = []
+        place = 0
         for group in state["round"]["order"]:
             out.append((group, place))
             place += len(group)
@@ -324,46 +356,8 @@ class Zaubercocktail(Game):
         drawn = state["round"]["drawn"]
         return [s for g in self._undecided(state) for s in g if drawn[s] is None]
 
-    def _draw(self, state: State, action: dict) -> list[dict]:
-        seat = self._seat(state, action)
-        rnd = state["round"]
-        if state["phase"] != "tiebreak":
-            raise IllegalAction("Cards are drawn only to break a tie after the lay-downs are revealed")
-        if seat not in [s for g in self._undecided(state) for s in g]:
-            raise IllegalAction(f"{state['players'][seat]} is not in a tie that needs a draw")
-        if rnd["drawn"][seat] is not None:
-            raise IllegalAction(f"{state['players'][seat]} has already drawn; wait for the others in the tie")
-        kind = action.get("kind")
-        if kind == self.joker["id"]:
-            rnd["draw_log"].append({"seat": seat, "kind": kind, "value": None})
-            return []  # a Black Something has no value: that player draws again
-        if kind not in self.kinds:
-            raise IllegalAction("Say which ingredient was drawn")
-        value = laydown.single_card_value(self.kinds[kind])
-        rnd["drawn"][seat] = kind
-        rnd["draw_log"].append({"seat": seat, "kind": kind, "value": value})
-        order = []
-        for group in rnd["order"]:
-            if len(group) > 1 and all(rnd["drawn"][s] is not None for s in group):
-                values = sorted({laydown.single_card_value(self.kinds[rnd["drawn"][s]]) for s in group},
-                                reverse=True)
-                order += [[s for s in group if laydown.single_card_value(self.kinds[rnd["drawn"][s]]) == v]
-                          for v in values]
-                for s in group:
-                    rnd["drawn"][s] = None  # a tie that remains draws again
-            else:
-                order.append(group)
-        rnd["order"] = order
-        return self._settle(state)
-
-    def _settle(self, state: State) -> list[dict]:
-        if self._undecided(state):
-            state["phase"] = "tiebreak"
-            return []
-        return self._score_round(state)
-
     # --- scoring ----------------------------------------------------------------
-    def _score_round(self, state: State) -> list[dict]:
+    def _score_round(self, state: State) -> list[Effect]:
         rnd, players = state["round"], state["players"]
         path, rules = self.data["path"], self.data["dropouts"]
         ring = rnd["dropouts"][0]
@@ -379,7 +373,7 @@ class Zaubercocktail(Game):
         for seat, entry in enumerate(rnd["entries"]):
             sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
             total = laydown.score(sets)
-            moves = []
+            moves: list[dict[str, Any]] = []
             if seat in place_of:
                 move = self._move_at(state, place_of[seat])
                 if move:
@@ -405,14 +399,14 @@ class Zaubercocktail(Game):
             })
         rnd["results"] = results
         state["phase"] = "scored"
-        effects = [{"type": "stones_moved", "stones": list(state["stones"])}]
+        effects: list[Effect] = [{"type": "stones_moved", "stones": list(state["stones"])}]
         if path["target"] in state["stones"]:
             state["phase"] = "over"
             state["end"] = {"reason": "target", "round": rnd["number"]}
             effects.append({"type": "game_over", "reason": "target"})
         return effects
 
-    def _tie_break(self, state: State, seat: int, total: dict) -> str | None:
+    def _tie_break(self, state: State, seat: int, total: dict[str, int]) -> str | None:
         """Which rule placed this player among others with the same points."""
         if not total["cards_played"]:
             return None
@@ -426,6 +420,27 @@ class Zaubercocktail(Game):
             return "shared" if len(group) > 1 else "draw"
         return "cards"
 
+    # --- the end -------------------------------------------------------------------
+    def outcome(self, state: State) -> Outcome | None:
+        """The stone furthest along the magic path wins; stones level share the win
+        (the rulebook has no further tie-break)."""
+        if state["phase"] != "over":
+            return None
+        stones, names = state["stones"], state["players"]
+        furthest = max(stones)
+        winners = tuple(s for s, f in enumerate(stones) if f == furthest)
+        reason = state["end"]["reason"]
+        who = _and([names[s] for s in winners])
+        verb = "share the win" if len(winners) > 1 else "wins"
+        if reason == "magic_bolt":
+            message = f"The Magic Bolt is out: {who} {verb} on field {furthest}"
+        else:
+            message = f"A stone reached the target field: {who} {verb}"
+        rounds = len([r for r in [*state["history"], state["round"]] if r["results"]])
+        return Outcome(winners=winners, reason=reason, message=message,
+                       ranking=Outcome.rank(stones),
+                       details={"scores": list(stones), "rounds_scored": rounds})
+
     # --- views --------------------------------------------------------------------
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
         rnd, players, phase = state["round"], state["players"], state["phase"]
@@ -435,10 +450,11 @@ class Zaubercocktail(Game):
         pending_draw = self._seats_to_draw(state) if phase == "tiebreak" else []
         revealed = rnd["entries_revealed"]
         table = laydown.points_table(self.data)
+        outcome = self.outcome(state)
         view: dict[str, Any] = {
             "game": self.id,
             "phase": phase,
-            "prompt": self._prompt(state),
+            "prompt": self._prompt(state, outcome),
             "path": {"start": path["start"], "target": path["target"]},
             "players": [{
                 "seat": s, "name": name, "field": state["stones"][s],
@@ -449,7 +465,7 @@ class Zaubercocktail(Game):
             "round": {
                 "number": rnd["number"], "deal": rnd["deal"],
                 "deal_reminder": f"Deal {rnd['deal']} cards to each player, one at a time.",
-                "recipe": self._card_view(recipe_id),
+                "recipe": self.card_view(recipe_id),
                 "ring": dropouts[0] if dropouts else None,
                 "goblet": dropouts[1:],
                 "stones_to_end": self._count_rule("stones_to_end", state),
@@ -463,7 +479,7 @@ class Zaubercocktail(Game):
             "next_deal": self.data["deal"]["later_rounds"] if phase == "scored" else None,
             "recipe_deck": {"mode": state["options"]["deck"],
                             "remaining": len(self._unrevealed(state)),
-                            "revealed": [self._card_view(c) for c in state["revealed"]]},
+                            "revealed": [self.card_view(c) for c in state["revealed"]]},
             "kinds": [{**kind, "single_card_value": laydown.single_card_value(kind), "points": table[kid]}
                       for kid, kind in self.kinds.items()],
             "black_something": dict(self.joker),
@@ -474,12 +490,12 @@ class Zaubercocktail(Game):
             "ring_bonus": self.data["dropouts"]["ring_bonus"],
             "forward_places": self.data["scoring"]["forward_places"],
             "history": [self._round_summary(r) for r in state["history"]],
-            "can_undo": bool(state["undo"]),
-            "outcome": self.outcome(state),
+            "can_undo": self.can_undo(state),
+            "outcome": outcome.to_json(players) if outcome is not None else None,
         }
         if seat is not None:
-            if not isinstance(seat, int) or not 0 <= seat < len(players):
-                raise IllegalAction("Choose one of the players at this table")
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(players):
+                raise InvalidAction("Choose one of the players at this table")
             entry = rnd["entries"][seat]
             view["you"] = {"seat": seat, "name": players[seat],
                            "entry": self._entry_view(entry) if entry is not None else None,
@@ -491,7 +507,8 @@ class Zaubercocktail(Game):
     def _may_enter(self, state: State, seat: int) -> bool:
         return state["phase"] == "laying" or (state["phase"] == "trading" and seat in state["round"]["dropouts"])
 
-    def _card_view(self, card_id: str | None) -> dict | None:
+    def card_view(self, card_id: str | None) -> dict[str, Any] | None:
+        """A recipe card's face: its name (``5/3/1/−2``), moves, or the Magic Bolt."""
         if card_id is None:
             return None
         if card_id == self.bolt["id"]:
@@ -500,18 +517,22 @@ class Zaubercocktail(Game):
         return {"id": card_id, "name": self._card_name(card_id), "magic_bolt": False,
                 "forward": list(recipe["forward"]), "back": recipe["back"]}
 
-    def _entry_view(self, entry: dict) -> dict:
+    def recipe_cards(self) -> list[dict[str, Any]]:
+        """Every card of the recipe deck face up, the Magic Bolt last."""
+        return [face for c in [*self.recipes, self.bolt["id"]] if (face := self.card_view(c)) is not None]
+
+    def _entry_view(self, entry: Entry) -> dict[str, Any]:
         sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
         return {"cards": dict(entry["cards"]), "black": dict(entry["black"]), "sets": sets,
                 **laydown.score(sets)}
 
-    def _round_summary(self, rnd: dict) -> dict:
-        return {"number": rnd["number"], "deal": rnd["deal"], "recipe": self._card_view(rnd["recipe"]),
+    def _round_summary(self, rnd: Round) -> dict[str, Any]:
+        return {"number": rnd["number"], "deal": rnd["deal"], "recipe": self.card_view(rnd["recipe"]),
                 "ring": rnd["dropouts"][0] if rnd["dropouts"] else None, "goblet": rnd["dropouts"][1:],
                 "false_traders": rnd["false_traders"], "draws": rnd["draw_log"],
                 "results": rnd["results"]}
 
-    def _prompt(self, state: State) -> str:
+    def _prompt(self, state: State, outcome: Outcome | None) -> str:
         rnd, phase, players = state["round"], state["phase"], state["players"]
         if phase == "reveal":
             return (f"Deal {rnd['deal']} cards to each player. When everyone has looked at "
@@ -533,15 +554,7 @@ class Zaubercocktail(Game):
         if phase == "scored":
             return (f"Stones moved. Put the laid cards under the supply pile, deal "
                     f"{self.data['deal']['later_rounds']} cards to each player, then reveal the next recipe card.")
-        end = state["end"] or {}
-        why = "The Magic Bolt is out" if end.get("reason") == "magic_bolt" else "A stone reached the target field"
-        names = [players[s] for s in self.outcome(state)["winners"]]
+        assert outcome is not None
+        why = "The Magic Bolt is out" if outcome.reason == "magic_bolt" else "A stone reached the target field"
+        names = [players[s] for s in outcome.winners]
         return f"{why}: " + " and ".join(names) + (" win!" if len(names) > 1 else " wins!")
-
-    def outcome(self, state: State) -> dict[str, Any] | None:
-        if state["phase"] != "over":
-            return None
-        furthest = max(state["stones"])
-        return {"winners": [s for s, f in enumerate(state["stones"]) if f == furthest],
-                "scores": list(state["stones"]), "reason": state["end"]["reason"],
-                "rounds_scored": len([r for r in [*state["history"], state["round"]] if r["results"]])}

@@ -1,6 +1,6 @@
 """Zaubercocktail lay-downs: checking an entry, scoring it, and finding the best one.
 
-Plain functions over the game's rules data (``controller/games/data/zaubercocktail.toml``),
+Plain functions over the game's rules data (the plug-in's ``data.toml``),
 usable by the engine and, later, straight from the web layer (live points while a player
 taps +/−, and the lay-down helper on a player's private screen).
 
@@ -10,6 +10,10 @@ A lay-down is written the way a player enters it::
     black = {"white_berries": 1}            # Black Somethings, each given to a kind
 
 and scores, per kind laid, ``n × (n + k)`` where n counts the Black Somethings too.
+
+What is not a lay-down at all (a count that is not a whole number, an ingredient the
+game does not have) raises ``InvalidAction``; what the rules forbid raises
+``IllegalAction`` naming the rule.
 """
 from __future__ import annotations
 
@@ -17,21 +21,25 @@ from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
-from .base import IllegalAction, load_data
+from ..base import IllegalAction, InvalidAction, Refusal, load_data
 
 Data = dict[str, Any]
+Kind = dict[str, Any]
+Set = dict[str, Any]
+Option = tuple[int, int, int]      # (natural, black, points) of one kind's set
+Part = tuple[str, Option]          # a kind and its set
 
 
 @lru_cache(maxsize=1)
 def default_data() -> Data:
-    return load_data("zaubercocktail")
+    return load_data(__package__ or "controller.games.zaubercocktail")
 
 
 def _data(data: Data | None) -> Data:
     return data if data is not None else default_data()
 
 
-def kinds(data: Data | None = None) -> dict[str, dict]:
+def kinds(data: Data | None = None) -> dict[str, Kind]:
     """Ingredient kinds by id, in the data file's order."""
     return {kind["id"]: kind for kind in _data(data)["kinds"]}
 
@@ -41,7 +49,7 @@ def set_points(n: int, k: int) -> int:
     return n * (n + k)
 
 
-def single_card_value(kind: dict) -> int:
+def single_card_value(kind: Kind) -> int:
     """What one card of a kind is worth in a tie-break draw: its scale at n = 1."""
     return set_points(1, kind["k"])
 
@@ -56,9 +64,9 @@ def points_table(data: Data | None = None) -> dict[str, list[int]]:
 
 def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise IllegalAction(f"{what} must be a whole number of cards")
+        raise InvalidAction(f"{what} must be a whole number of cards")
     if value < 0:
-        raise IllegalAction(f"{what} cannot be fewer than no cards")
+        raise InvalidAction(f"{what} cannot be fewer than no cards")
     return value
 
 
@@ -67,12 +75,12 @@ def _counts(table: Any, data: Data, what: str) -> dict[str, int]:
     if table is None:
         return {}
     if not isinstance(table, dict):
-        raise IllegalAction(f"{what} must list a number of cards per ingredient")
+        raise InvalidAction(f"{what} must list a number of cards per ingredient")
     known = kinds(data)
     out = {}
     for kid, value in table.items():
         if kid not in known:
-            raise IllegalAction(f"There is no ingredient called {kid!r} in Zaubercocktail")
+            raise InvalidAction(f"There is no ingredient called {kid!r} in Zaubercocktail")
         n = _count(value, f"The number of {what} for {known[kid]['name']}")
         if n:
             out[kid] = n
@@ -83,7 +91,15 @@ def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def check_lay_down(cards: Any, black: Any = None, data: Data | None = None) -> list[dict]:
+def read_counts(cards: Any, black: Any = None, data: Data | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """A lay-down's natural cards and Black Somethings per kind (zero counts dropped),
+    or InvalidAction if it is not a lay-down at all. Checks no rule."""
+    data = _data(data)
+    return (_counts(cards, data, "cards"),
+            _counts(black, data, data["black_something"]["name"] + "s"))
+
+
+def check_lay_down(cards: Any, black: Any = None, data: Data | None = None) -> list[Set]:
     """The sets of a lay-down, in data order, or IllegalAction naming the broken rule.
 
     An empty lay-down (nothing at all) is allowed: that player laid nothing and counts
@@ -93,8 +109,7 @@ def check_lay_down(cards: Any, black: Any = None, data: Data | None = None) -> l
     known = kinds(data)
     rules = data["scoring"]
     joker = data["black_something"]
-    natural = _counts(cards, data, "cards")
-    jokers = _counts(black, data, joker["name"] + "s")
+    natural, jokers = read_counts(cards, black, data)
 
     for kid in jokers:
         if kid not in natural:
@@ -126,12 +141,12 @@ def check_lay_down(cards: Any, black: Any = None, data: Data | None = None) -> l
     return sets
 
 
-def score(sets: list[dict]) -> dict:
+def score(sets: list[Set]) -> dict[str, int]:
     """Total points and cards played for checked sets."""
     return {"points": sum(s["points"] for s in sets), "cards_played": sum(s["n"] for s in sets)}
 
 
-def preview(cards: Any, black: Any = None, data: Data | None = None) -> dict:
+def preview(cards: Any, black: Any = None, data: Data | None = None) -> dict[str, Any]:
     """What a lay-down screen shows while a player taps +/−.
 
     Never raises for a rule break (the screen shows it instead): ``refusal`` is the
@@ -145,12 +160,11 @@ def preview(cards: Any, black: Any = None, data: Data | None = None) -> dict:
     try:
         sets = check_lay_down(cards, black, data)
         refusal = None
-    except IllegalAction as exc:
+    except Refusal as exc:
         sets, refusal = [], exc.rule
     try:
-        natural = _counts(cards, data, "cards")
-        jokers = _counts(black, data, "Black Somethings")
-    except IllegalAction:
+        natural, jokers = read_counts(cards, black, data)
+    except InvalidAction:
         natural, jokers = {}, {}
     laid = {kid for kid in known if natural.get(kid) or jokers.get(kid)}
     one_more = {}
@@ -190,19 +204,19 @@ def check_hand(hand: Any, black: Any = 0, data: Data | None = None) -> tuple[dic
     return natural, jokers
 
 
-def _options(natural: dict[str, int], jokers: int, data: Data) -> dict[str, list[tuple]]:
+def _options(natural: dict[str, int], jokers: int, data: Data) -> dict[str, list[Option]]:
     """Per kind, the undominated sets: (natural, black, points), every count of jokers.
 
     More cards always score more, so a set uses as many natural cards as fit; a joker
     only ever replaces a missing card, never a natural one the hand holds.
     """
     least = data["scoring"]["min_per_kind"]
-    out = {}
+    out: dict[str, list[Option]] = {}
     for kid, kind in kinds(data).items():
         have = natural.get(kid, 0)
         if not have:
             continue
-        opts = []
+        opts: list[Option] = []
         for b in range(0, min(jokers, kind["most"] - 1) + 1):
             nat = min(have, kind["most"] - b)
             if nat < min(have, kind["most"]):
@@ -214,7 +228,7 @@ def _options(natural: dict[str, int], jokers: int, data: Data) -> dict[str, list
     return out
 
 
-def _lay_down(parts: list[tuple], natural: dict[str, int], jokers: int, data: Data) -> dict:
+def _lay_down(parts: list[Part], natural: dict[str, int], jokers: int, data: Data) -> dict[str, Any]:
     known = kinds(data)
     sets = [{"kind": kid, "name": known[kid]["name"], "natural": nat, "black": b,
              "n": nat + b, "points": pts} for kid, (nat, b, pts) in parts]
@@ -228,7 +242,7 @@ def _lay_down(parts: list[tuple], natural: dict[str, int], jokers: int, data: Da
             "kept": {kid: n for kid, n in kept.items() if n}, "kept_black": jokers - used_black}
 
 
-def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict:
+def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict[str, Any]:
     """The highest-scoring legal lay-down of a whole hand, and the runner-up.
 
     ``hand`` is {kind: natural cards held}, ``black`` the Black Somethings held. Ties on
@@ -242,9 +256,9 @@ def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict:
     natural, jokers = check_hand(hand, black, data)
     options = _options(natural, jokers, data)
     order = {kid: i for i, kid in enumerate(kinds(data))}
-    best: dict[frozenset, tuple] = {}  # best per choice of kinds
+    best: dict[frozenset[str], tuple[tuple[int, int, int], list[Part]]] = {}  # best per choice of kinds
 
-    def offer(parts: list[tuple]) -> None:
+    def offer(parts: list[Part]) -> None:
         pts = sum(p[1][2] for p in parts)
         n = sum(p[1][0] + p[1][1] for p in parts)
         b = sum(p[1][1] for p in parts)
@@ -253,8 +267,8 @@ def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict:
         if choice not in best or key > best[choice][0]:
             best[choice] = (key, parts)
 
-    for kid, opts in options.items():
-        for opt in opts:
+    for kid, single in options.items():
+        for opt in single:
             offer([(kid, opt)])
     for size in range(2, data["scoring"]["max_kinds"] + 1):
         for choice in combinations(options, size):
@@ -262,9 +276,9 @@ def best_lay_downs(hand: Any, black: Any = 0, data: Data | None = None) -> dict:
                 if sum(o[1] for o in opts) <= jokers:
                     offer(list(zip(choice, opts)))
 
-    def rank(item):
+    def rank(item: tuple[frozenset[str], tuple[tuple[int, int, int], list[Part]]]) -> tuple[Any, ...]:
         choice, (key, _) = item
-        return (key, [-order[k] for k in sorted(choice, key=order.get)])
+        return (key, [-order[k] for k in sorted(choice, key=order.__getitem__)])
 
     ranked = sorted(best.items(), key=rank, reverse=True)
     result = [_lay_down(sorted(parts, key=lambda p: order[p[0]]), natural, jokers, data)

@@ -8,31 +8,36 @@
 * ``POST /api/v1/zaubercocktail/send`` — the phone lays down that player's entry (one seat only).
 
 A player's link carries a token signed with the app's secret key and bound to the
-game (its id in the store) and the seat. It is a capability for exactly two things: asking
-the helper (pure arithmetic on the hand the phone sends) and entering *that seat's*
-hidden lay-down. It never reads another player's data, and never acts for the table.
+game (its id in the store), the seat and the table PIN (a new PIN revokes every link).
+It is a capability for exactly two things: asking the helper (pure arithmetic on the hand
+the phone sends) and entering *that seat's* hidden lay-down. It never reads another
+player's data, and never acts for the table.
+
+The phone page loads its script and styles from the plug-in's own ``static/`` folder,
+which the web side serves at ``/games/zaubercocktail/<file>``.
 """
 from __future__ import annotations
 
 from typing import Any
 
 import segno
-from flask import Blueprint, current_app, jsonify, render_template, url_for
+from flask import Blueprint, Response, current_app, jsonify, render_template, url_for
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from controller.games import IllegalAction
-from controller.games import zaubercocktail_laydown as laydown
-from controller.games.zaubercocktail import Zaubercocktail
+from controller.games.base import Refusal
 from controller.table import NoGame, VersionConflict
+from web_ui import auth, ctx
+from web_ui.api import json_object, whole_number
+from web_ui.errors import ApiError
 
-from . import auth, ctx
-from .api import json_object, whole_number
-from .errors import ApiError
+from . import PLUGIN, laydown
+from .engine import Zaubercocktail
 
-bp = Blueprint("zaubercocktail_api", __name__)
+bp = Blueprint("zaubercocktail_api", __name__, template_folder="templates")
 
-GAME = "zaubercocktail"
-API = "/api/v1/zaubercocktail"
+GAME = PLUGIN.id
+API = f"/api/v1/{GAME}"
+ASSETS = f"/games/{GAME}"       # the plug-in's static/ folder, as the web side serves it
 TOKEN_SALT = "potionpi.zaubercocktail.hand"
 # A game night is long, but a link from last week's game should not keep working.
 TOKEN_MAX_AGE = 24 * 3600
@@ -40,7 +45,12 @@ TOKEN_MAX_AGE = 24 * 3600
 
 # --- tokens ----------------------------------------------------------------------------
 def _serializer() -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(current_app.secret_key, salt=TOKEN_SALT)
+    # The PIN's fingerprint is part of the salt: a new PIN makes every earlier link
+    # fail its signature, and the token itself carries nothing about the PIN.
+    key = current_app.secret_key
+    if key is None:
+        raise RuntimeError("the app has no secret key to sign player links with")
+    return URLSafeTimedSerializer(key, salt=f"{TOKEN_SALT}.{auth.pin_fingerprint()}")
 
 
 def make_token(game: int, seat: int) -> str:
@@ -58,7 +68,7 @@ class Holder:
 
 
 def _running_zaubercocktail() -> dict[str, Any]:
-    session = ctx().table.session()
+    session: dict[str, Any] | None = ctx().table.session()
     if session is None or session["game"] != GAME:
         raise ApiError(404, "no Zaubercocktail game is running at this table")
     return session
@@ -96,24 +106,21 @@ def _counts(data: dict[str, Any], key: str) -> dict[str, int]:
 
 # --- routes ------------------------------------------------------------------------------
 @bp.post(f"{API}/preview")
-def preview():
+def preview() -> Response:
     """Live points while a lay-down is entered; reveals nothing, so needs no PIN."""
     data = json_object()
     return jsonify(laydown.preview(_counts(data, "cards"), _counts(data, "black")))
 
 
 @bp.get(f"{API}/cards")
-def recipe_cards():
+def recipe_cards() -> Response:
     """Every card of the recipe deck, face up (the cards are public; their order is not)."""
-    engine = Zaubercocktail()
-    cards = [engine._card_view(r["id"]) for r in engine.data["recipes"]]
-    cards.append(engine._card_view(engine.bolt["id"]))
-    return jsonify(cards)
+    return jsonify(Zaubercocktail().recipe_cards())
 
 
 @bp.post(f"{API}/link")
 @auth.table_required
-def player_link():
+def player_link() -> Response:
     """The table hands out a player's private link (and QR code); only an unlocked tablet may."""
     data = json_object()
     session = _running_zaubercocktail()
@@ -128,7 +135,7 @@ def player_link():
 
 
 @bp.get("/zc/hand/<token>")
-def hand_page(token: str):
+def hand_page(token: str) -> tuple[str, int, dict[str, str]]:
     """A player's private helper page (their phone). No table data on it but their name."""
     try:
         holder = check_token(token)
@@ -139,7 +146,7 @@ def hand_page(token: str):
             "kinds": [{"id": k["id"], "name": k["name"], "cards": k["cards"], "most": k["most"]}
                       for k in laydown.kinds().values()],
             "black_something": laydown.default_data()["black_something"]}
-    return render_template("zaubercocktail_hand.html", boot=boot), 200, {
+    return render_template("zaubercocktail_hand.html", boot=boot, assets=ASSETS), 200, {
         "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 
@@ -152,7 +159,7 @@ def _hand_holder(data: dict[str, Any]) -> Holder | None:
 
 
 @bp.post(f"{API}/helper")
-def helper():
+def helper() -> Response:
     """The best legal lay-down of a whole hand, and the runner-up (stateless)."""
     data = json_object()
     _hand_holder(data)
@@ -160,12 +167,12 @@ def helper():
     black = data.get("black", 0)
     try:
         return jsonify(laydown.best_lay_downs(hand, black))
-    except IllegalAction as exc:
+    except Refusal as exc:                  # a hand is not an action: any refusal is a bad request
         raise ApiError(400, str(exc)) from None
 
 
 @bp.post(f"{API}/send")
-def send_lay_down():
+def send_lay_down() -> Response:
     """A phone enters its own player's lay-down: exactly one lay_down action, for that seat."""
     data = json_object()
     holder = check_token(data.get("token"))
@@ -175,15 +182,15 @@ def send_lay_down():
         ctx().table.act(action, source="phone")
     except (NoGame, VersionConflict):       # no version is sent, so only NoGame can happen
         raise ApiError(404, "no Zaubercocktail game is running at this table") from None
-    except IllegalAction as exc:
-        raise ApiError(422, str(exc)) from None
+    except Refusal as exc:                  # malformed counts 400, the rules 422
+        raise ApiError(exc.status, str(exc)) from None
     mine = ctx().table.session(holder.seat)["state"]["you"]
     # Only this seat's own entry comes back: the phone confirms what it sent.
     return jsonify({"seat": holder.seat, "name": holder.name, "entry": mine["entry"]})
 
 
 @bp.post(f"{API}/me")
-def my_status():
+def my_status() -> Response:
     """What the holder's phone may know: may they enter now, and have they entered."""
     data = json_object()
     holder = check_token(data.get("token"))
