@@ -41,7 +41,6 @@ class OutcomeJSON(TypedDict, total=False):
     winners: list[int]
     winner_names: list[str]
     reason: str
-    stones: list[int]
     message: str
     ranking: list[dict[str, Any]]
 
