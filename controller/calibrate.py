@@ -51,7 +51,11 @@ def save(path: Path, section: str, values: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def _colours(config: Config, ask, say) -> dict[str, list[float]]:
+Ask = Callable[[str], str]
+Say = Callable[[str], None]
+
+
+def _colours(config: Config, ask: Ask, say: Say) -> dict[str, list[float]]:
     from .devices.calibrate_colours import run_colour_calibration
     from .devices.cauldron import Cauldron
     from .devices.colour_sensor import make_colour_sensor
@@ -78,7 +82,7 @@ def _colours(config: Config, ask, say) -> dict[str, list[float]]:
             sensor.close()
 
 
-def _floor(config: Config, ask, say) -> dict[str, Any]:
+def _floor(config: Config, ask: Ask, say: Say) -> dict[str, Any]:
     from .devices.floor_calibrate import calibrate_floor
     from .devices.hub import build_floor
 

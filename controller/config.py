@@ -72,7 +72,7 @@ class Key:
             return False
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, kinds):
+        if not any(isinstance(value, kind) for kind in kinds):
             return False
         if self.low is not None and value < self.low:
             return False
@@ -81,7 +81,7 @@ class Key:
         return True
 
 
-GPIO_PIN = dict(kind=int, low=0, high=27)
+GPIO_PIN: dict[str, Any] = dict(kind=int, low=0, high=27)
 
 # section -> key -> Key. Order here is the order of the printed default file.
 SCHEMA: dict[str, dict[str, Key]] = {

@@ -96,7 +96,8 @@ class Cauldron(Device):
         self.position = 0
         self.direction: str | None = None
         self._cw_since_drop = 0
-        self._recent = collections.deque(maxlen=max(2, detents_per_rev // 4))
+        self._speed_window = max(2, detents_per_rev // 4)   # detents the speed is judged over
+        self._recent: collections.deque[float] = collections.deque(maxlen=self._speed_window)
         self._too_fast = False
         # delivery
         self._outbox: queue.Queue = queue.Queue()
@@ -111,7 +112,8 @@ class Cauldron(Device):
                                           daemon=True)
         self._watchdog.start()
 
-        self._encoder = self._beam = None
+        self._encoder: RotaryEncoder | None = None
+        self._beam: DigitalInputDevice | None = None
         try:
             # max_steps=0: count without limit; we keep our own position anyway.
             self._encoder = RotaryEncoder(encoder_a, encoder_b, max_steps=0,
@@ -173,6 +175,7 @@ class Cauldron(Device):
     # --- what the daemon reads ----------------------------------------------
     @property
     def beam_dark(self) -> bool:
+        assert self._beam is not None            # set up in __init__ or never built
         active = bool(self._beam.is_active)
         return active if self._dark_is_active else not active
 
@@ -299,7 +302,7 @@ class Cauldron(Device):
                 self._cw_since_drop = 0  # turning back is the cure; count afresh
 
     def _check_speed(self) -> None:
-        if len(self._recent) < self._recent.maxlen:
+        if len(self._recent) < self._speed_window:
             return
         span = self._recent[-1] - self._recent[0]
         turns = (len(self._recent) - 1) / self.detents_per_rev

@@ -55,7 +55,7 @@ class ColourClassifier:
         if not self.learned or rgbc[3] < self.min_clear:
             return None
         distances = self.distances(rgbc)
-        best = min(distances, key=distances.get)
+        best = min(distances, key=lambda name: distances[name])
         return best if distances[best] <= self.max_distance else None
 
 
@@ -176,7 +176,7 @@ class TCS34725(ColourSensor):
 
 
 # --- simulation -------------------------------------------------------------
-# What a TCS34725 a few cm above a Mirakel Mix drop roughly reports, as shares of
+# What a TCS34725 a few cm above a drop (a coloured ball) roughly reports, as shares of
 # red/green/blue. The simulated sensor reads these (plus noise); the same values
 # serve as its learned colours.
 TYPICAL_SHARES = {

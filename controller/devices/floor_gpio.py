@@ -182,7 +182,8 @@ class GpioForestFloor(ForestFloor):
         return self._thread.start
 
     def _guarded(self, motion: Callable[..., Ending], *args: Any) -> None:
-        result, fault = "fault", "the floor's motor thread failed: turn it by hand"
+        result: str = "fault"
+        fault: str | None = "the floor's motor thread failed: turn it by hand"
         try:
             result, fault = motion(*args)
         finally:
