@@ -17,7 +17,7 @@ Action = dict[str, Any]
 
 class Effect(TypedDict, total=False):
     """Something an action asks of a device, e.g. ``{"device": "forest_floor", "op":
-    "rotate", "ants": 3, "direction": "cw"}``. ``device`` is a device name or ``"*"``."""
+    "rotate", "ants": 3, "direction": "clockwise"}``. ``device`` is a device name or ``"*"``."""
 
     device: str
     op: str
@@ -69,6 +69,6 @@ class NoticeSink(Protocol):
     def __call__(self, notice: Notice, /) -> None: ...
 
 
-Direction = Literal["cw", "ccw"]
+Direction = Literal["clockwise", "counter_clockwise"]
 __all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON",
            "Session", "Sink", "State"]

@@ -239,13 +239,19 @@ class Game:
         handler: Handler = getattr(self, "_do_" + kind)
         effects = list(handler(new, action) or [])
         effects += self.settle(new, kind) or []
-        if kind in self.undoable:
+        if self.undo_barrier_reached(state, new, kind):
+            new["undo"] = []
+        elif kind in self.undoable:
             snapshot = {k: v for k, v in state.items() if k != "undo"}
             new["undo"] = [*state.get("undo", ())[-(self.undo_depth - 1):],
                            {"action": kind, "state": snapshot}]
-        elif kind in self.undo_barrier:
-            new["undo"] = []
         return new, effects
+
+    def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
+        """True if this action made a fact nothing earlier can be undone across. By type
+        (``undo_barrier``); a game overrides it where one action type is sometimes a fact
+        (the basket that completes a check)."""
+        return kind in self.undo_barrier
 
     def is_legal(self, state: State, action: Action) -> bool:
         """True if ``apply`` would accept ``action`` now (the truth, whatever

@@ -3,7 +3,7 @@
 A master's turn by taps drives the floor (after the three-second countdown); the floor
 reports its new position and only then does the search start. Then baskets are checked,
 one with a penalty the tablet explains. Also: the big STOP, a table without a motor,
-the end screen, and the wider tablet. Screenshots go to test-output/<test>/.
+the end screen, the wider tablet, and Undo (never across the floor's turn). Screenshots go to test-output/<test>/.
 """
 from __future__ import annotations
 
@@ -309,3 +309,58 @@ def test_a_stall_is_finished_by_hand_and_the_home_button_clears_the_fault(forest
     assert page.locator("#zw-home").count() == 0
     assert live.table.session()["state"]["phase"] == "search"     # homing is not a turn
     page.screenshot(path=str(output_dir / "2-homed.png"))
+
+
+def test_undo_takes_back_a_tile_and_a_basket_but_never_the_floors_turn(bare_forest, page_at, output_dir):
+    live, _ = bare_forest
+    start(live)
+    page = page_at(live.url)
+    assert wait_for_phase(page, "choose") == "choose"
+    assert page.locator("#zw-undo").count() == 0                 # dealt cards: nothing to take back
+    page.locator('button.zw-tile[data-tile="4"]').tap()
+    enter_pin(page)
+    wait_for_phase(page, "turn")
+    undo = page.locator("#zw-undo")
+    assert "Julie's magic tile 4" in undo.inner_text()
+    box = undo.bounding_box()
+    assert box["height"] >= 48 and box["width"] >= 48
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "1-undo-tile.png"))
+    undo.tap()
+    assert wait_for_phase(page, "choose") == "choose"
+    assert live.table.session()["state"]["players"][0]["tiles"] == [2, 2, 3, 3, 4]
+    page.wait_for_selector("#zw-undo", state="detached")
+
+    # the floor's turn is a fact: no undo from here until the next entry
+    page.locator('button.zw-tile[data-tile="2"]').tap()
+    wait_for_phase(page, "turn")
+    page.locator('button.zw-direction[data-direction="clockwise"]').tap()
+    page.locator("#zw-turn").tap()
+    wait_for_phase(page, "turning")
+    assert page.locator("#zw-undo").count() == 0
+    page.locator("#zw-done").tap()
+    wait_for_phase(page, "search")
+    assert page.locator("#zw-undo").count() == 0
+    page.locator('button.zw-end[data-count="2"]').tap()
+    wait_for_phase(page, "check")
+    page.wait_for_selector("#zw-undo")                           # "end your search!" is an entry
+
+    # a basket taken back comes back into the grid, to put one tap right
+    for colour in ("red", "blue"):
+        page.locator(f'button.zw-add[data-colour="{colour}"]').tap()
+    before = page.get_attribute("body", "data-version")
+    page.locator("#zw-check").tap()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
+    page.wait_for_selector("#zw-undo:has-text(\"Julie's basket\")")
+    assert live.table.session()["state"]["round"]["to_check"] == [1]     # (seed 3: the blue went back free)
+    page.screenshot(path=str(output_dir / "2-undo-basket.png"))
+    page.locator("#zw-undo").tap()
+    page.wait_for_function("() => document.querySelector('#zw-basket-sum')?.textContent.startsWith('In the basket: 2')")
+    state = live.table.session()["state"]
+    assert state["phase"] == "check" and state["round"]["to_check"][0] == 0 and state["round"]["results"] == []
+    page.locator('button.zw-minus[data-colour="blue"]').tap()
+    page.locator("#zw-check").tap()
+    page.wait_for_function("() => document.querySelector('#zw-undo')?.textContent.includes(\"Julie's basket\")")
+    assert live.table.session()["state"]["round"]["results"][0]["basket"] == {"red": 1}
+    log = [e["action"]["type"] for e in live.table.store.actions(live.table.session()["id"])]
+    assert log[-3:] == ["basket", "undo", "basket"]

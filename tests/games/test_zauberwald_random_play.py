@@ -84,12 +84,13 @@ def test_random_games(n, seed, choices, physical, first):
     out = GAME.outcome(state)
     assert out is not None, "the game did not end"
     check_invariants(state)
-    assert out["winners"] and set(out["winners"]) <= set(range(n))
-    if out["ended_by"] == "tiles":
+    assert out.winners and set(out.winners) <= set(range(n))
+    assert [p.seat for p in out.ranking if p.place == 1] == list(out.winners)
+    if out.reason == "tiles":
         assert all(not hand for hand in state["tiles"])
         assert all(sorted(used) == GAME.magic_tiles for used in state["used_tiles"])
     else:
-        assert out["scores"]["potions"][out["winners"][0]] == 3
+        assert out.details["scores"]["potions"][out.winners[0]] == 3
 
 
 @settings(max_examples=10, deadline=None)

@@ -10,15 +10,23 @@ from test_zauberwald_support import (GAME, TOTAL, act, arrange, count_all, play_
                                      quiet_rounds, recipe, start_search, table)
 
 from controller.games import load  # noqa: E402
-from controller.games.base import BadSetup, IllegalAction  # noqa: E402
+from controller.games.base import BadSetup, IllegalAction, InvalidAction, Outcome, Placing  # noqa: E402
 
 A, B, C = 0, 1, 2
 
 
-def refused(state, action, words):
-    with pytest.raises(IllegalAction) as exc:
+def refused(state, action, words, kind=IllegalAction):
+    """``action`` is refused with ``kind`` (IllegalAction: a rule, 422; InvalidAction:
+    malformed, 400) and a message containing ``words``."""
+    with pytest.raises(kind) as exc:
         GAME.apply(state, action)
+    assert type(exc.value) is kind, type(exc.value)
     assert words in str(exc.value), str(exc.value)
+    assert not GAME.is_legal(state, action)
+
+
+def malformed(state, action, words):
+    refused(state, action, words, InvalidAction)
 
 
 # --- set-up ---------------------------------------------------------------------
@@ -42,7 +50,7 @@ def test_dealt_set_up(n):
 def test_a_broken_data_file_names_the_card():
     data = GAME.default_data()
     data["recipes"][3]["ingredients"] = {"red": 8}
-    with pytest.raises(ValueError, match="recipe card 4 in zauberwald.toml"):
+    with pytest.raises(ValueError, match="recipe card 4 in the Zauberwald data.toml"):
         type(GAME)(data)
 
 
@@ -88,9 +96,9 @@ def test_physical_cards_are_entered_by_hand():
     assert state["phase"] == "cards"
     refused(state, {"type": "choose_tile", "seat": A, "tile": 2}, "chooses a magic tile")
     refused(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": {"red": 6}}, "exactly 7")
-    refused(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": {"red": 6, "gold": 1}},
-            "no gold")
-    refused(state, {"type": "enter_card", "seat": A, "slot": 3, "ingredients": recipe(1)}, "3 recipe cards")
+    malformed(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": {"red": 6, "gold": 1}},
+              "no gold")
+    malformed(state, {"type": "enter_card", "seat": A, "slot": 3, "ingredients": recipe(1)}, "3 recipe cards")
     state, _ = act(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": recipe(1)})
     assert state["cards"][A][0]["number"] == 1          # recognised from the deck
     refused(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": recipe(2)}, "already entered")
@@ -111,7 +119,7 @@ def test_only_the_master_chooses_and_turns():
     refused(state, {"type": "choose_tile", "seat": B, "tile": 2}, "only the master magician (Julie)")
     state, _ = act(state, {"type": "choose_tile", "seat": A, "tile": 2})
     refused(state, {"type": "turn", "seat": B, "direction": "clockwise"}, "only the master magician")
-    refused(state, {"type": "turn", "seat": A, "direction": "sideways"}, "clockwise or counter-clockwise")
+    malformed(state, {"type": "turn", "seat": A, "direction": "sideways"}, '"clockwise" or "counter_clockwise"')
 
 
 def test_turn_needs_a_tile_first_and_floor_done_needs_a_turn():
@@ -207,10 +215,10 @@ def test_basket_cannot_hold_what_the_forest_did_not_have():
     state, _ = act(state, {"type": "end_search", "seat": A, "count": 2})
     refused(state, {"type": "basket", "seat": A, "ingredients": {"red": 10}}, "only 9 red")
     refused(state, {"type": "basket", "seat": A, "ingredients": {"red": 1, "blue": 2}}, "ended the search with 2")
-    refused(state, {"type": "basket", "seat": A, "ingredients": {"mud": 1}}, "no mud")
+    malformed(state, {"type": "basket", "seat": A, "ingredients": {"mud": 1}}, "no mud")
     state, _ = act(state, {"type": "basket", "seat": A, "ingredients": {"red": 1, "green": 1}})
     # Ben cannot have raked the red Julie has, nor those she just put back
-    state2 = GAME.copy(state)
+    state2 = GAME.fork(state)
     refused(state2, {"type": "basket", "seat": B, "ingredients": {"red": 9}}, "only 8 red")
 
 
@@ -231,9 +239,9 @@ def test_wrong_ingredient_costs_a_correct_one_the_player_chooses():
                            "ingredients": {"red": 1, "orange": 1, "yellow": 1, "blue": 1}})
     assert state["phase"] == "penalty"
     view = GAME.view(state)["round"]["pending"]
-    assert view == {"seat": A, "count": 1, "choose_from": {"red": 1, "yellow": 1, "orange": 1},
-                    "wrong": {"blue": 1}, "shortfall": 0}
-    choices = [a["ingredients"] for a in GAME.legal_actions(state)]
+    assert view == {"seat": A, "basket": {"red": 1, "orange": 1, "yellow": 1, "blue": 1}, "count": 1,
+                    "choose_from": {"red": 1, "yellow": 1, "orange": 1}, "wrong": {"blue": 1}, "shortfall": 0}
+    choices = [a["ingredients"] for a in GAME.legal_actions(state) if a["type"] == "return_ingredients"]
     assert sorted(map(sorted, choices)) == [["orange"], ["red"], ["yellow"]]
     refused(state, {"type": "return_ingredients", "seat": A, "ingredients": {"red": 2}}, "exactly 1")
     refused(state, {"type": "return_ingredients", "seat": A, "ingredients": {"green": 1}}, "just correctly")
@@ -386,8 +394,11 @@ def test_stop_right_ends_the_game_at_once():
     state, _ = act(state, {"type": "basket", "seat": B, "ingredients": {"black": 1}})
     assert state["phase"] == "over"
     out = GAME.outcome(state)
-    assert out["winners"] == [B] and out["ended_by"] == "stop"
-    assert out["scores"]["potions"] == [0, 3]
+    assert out.winners == (B,) and out.reason == "stop" and out.details["ended_by"] == "stop"
+    assert out.message == 'Linus called "stop!" with all three magic potions cooked'
+    assert out.details["scores"]["potions"] == [0, 3]
+    assert out.ranking == (Placing(B, 1, {"potions": 3, "ingredients_on_card": 0}),
+                           Placing(A, 2, {"potions": 0, "ingredients_on_card": 0}))
     assert GAME.legal_actions(state) == []
     refused(state, {"type": "basket", "seat": A, "ingredients": {}}, "game is over")
 
@@ -427,7 +438,7 @@ def test_stop_after_the_master_ended_the_search_but_before_the_check():
     assert state["round"]["to_check"] == [B, A]
     refused(state, {"type": "stop", "seat": B}, "already")
     state, _ = act(state, {"type": "basket", "seat": B, "ingredients": {"black": 1}})
-    assert GAME.outcome(state)["winners"] == [B]
+    assert GAME.outcome(state).winners == (B,)
 
 
 def test_stop_after_ones_own_basket_was_checked_is_too_late():
@@ -458,7 +469,7 @@ def test_master_calling_stop_on_his_last_potion():
     state, _ = start_search(state, 2)   # Julie needs only the blue
     state, _ = act(state, {"type": "stop", "seat": A})
     state, _ = act(state, {"type": "basket", "seat": A, "ingredients": {"blue": 1}})
-    assert GAME.outcome(state)["winners"] == [A]
+    assert GAME.outcome(state).winners == (A,)
 
 
 # --- the end when every tile is used -----------------------------------------------------
@@ -468,7 +479,7 @@ def test_game_ends_when_every_tile_is_used_once():
     assert state["round_number"] == 10
     assert state["tiles"] == [[], []]
     assert sorted(state["used_tiles"][A]) == sorted(state["used_tiles"][B]) == [2, 2, 3, 3, 4]
-    assert GAME.outcome(state)["ended_by"] == "tiles"
+    assert GAME.outcome(state).reason == "tiles"
 
 
 def test_most_potions_wins():
@@ -477,7 +488,10 @@ def test_most_potions_wins():
     state = arrange(state, B, potions=2, on_card={"red": 1})
     state = arrange(state, C, potions=1, on_card={"red": 2, "orange": 1, "black": 1, "white": 2})
     out = GAME.outcome(quiet_rounds(state))
-    assert out["winners"] == [B] and out["scores"]["potions"] == [1, 2, 1]
+    assert out.winners == (B,) and out.details["scores"]["potions"] == [1, 2, 1]
+    assert out.message == "Every magic tile has been used: Linus wins with 2 magic potions"
+    # Julie and Mia share second place on potions; Mia has more on her card
+    assert [(p.seat, p.place) for p in out.ranking] == [(B, 1), (C, 2), (A, 3)]
 
 
 def test_tie_on_potions_broken_by_ingredients_on_the_card():
@@ -486,8 +500,11 @@ def test_tie_on_potions_broken_by_ingredients_on_the_card():
     state = arrange(state, B, potions=1, on_card={"yellow": 1, "green": 1, "orange": 1})
     state = arrange(state, C, potions=0, on_card={"red": 2, "orange": 1, "blue": 2, "white": 1})
     out = GAME.outcome(quiet_rounds(state))
-    assert out["winners"] == [B]
-    assert out["scores"]["ingredients_on_card"] == [2, 3, 6]
+    assert out.winners == (B,)
+    assert out.details["scores"]["ingredients_on_card"] == [2, 3, 6]
+    assert out.message == ("Every magic tile has been used: Linus wins with 1 magic potion "
+                           "and 3 ingredients on the recipe card")
+    assert [(p.seat, p.place) for p in out.ranking] == [(B, 1), (A, 2), (C, 3)]
 
 
 def test_still_tied_means_shared_win():
@@ -495,7 +512,13 @@ def test_still_tied_means_shared_win():
     state = arrange(state, A, potions=1, on_card={"yellow": 2})
     state = arrange(state, B, potions=1, on_card={"yellow": 1, "green": 1})
     state = arrange(state, C, potions=0, on_card={"red": 1})
-    assert GAME.outcome(quiet_rounds(state))["winners"] == [A, B]
+    out = GAME.outcome(quiet_rounds(state))
+    assert out.winners == (A, B)
+    assert out.message.endswith("Julie and Linus share the win with 1 magic potion and 2 ingredients on the recipe card")
+    assert [(p.seat, p.place) for p in out.ranking] == [(A, 1), (B, 1), (C, 3)]
+    data = out.to_json(state["players"])     # the tablet's keys are still there
+    assert data["ended_by"] == "tiles" and data["winner_names"] == ["Julie", "Linus"]
+    assert data["scores"]["potions"] == [1, 1, 0] and data["reason"] == "tiles"
 
 
 # --- plumbing ------------------------------------------------------------------------
@@ -504,15 +527,17 @@ def test_apply_never_changes_its_argument_and_refusal_changes_nothing():
     snapshot = json.dumps(state, sort_keys=True)
     GAME.apply(state, {"type": "choose_tile", "seat": A, "tile": 3})
     with pytest.raises(IllegalAction):
+        GAME.apply(state, {"type": "turn", "seat": A, "direction": "clockwise"})
+    with pytest.raises(InvalidAction):
         GAME.apply(state, {"type": "choose_tile", "seat": A, "tile": 5})
     assert json.dumps(state, sort_keys=True) == snapshot
 
 
 def test_unknown_actions_are_refused_in_words():
     state = table([[1, 2, 3], [4, 5, 6]])
-    refused(state, {"type": "dance"}, "no action called 'dance'")
-    refused(state, {"seat": 0}, "needs a type")
-    refused(state, {"type": "choose_tile", "tile": 2}, "which player")
+    malformed(state, {"type": "dance"}, "no action called 'dance'")
+    malformed(state, {"seat": 0}, 'needs a "type"')
+    malformed(state, {"type": "choose_tile", "tile": 2}, '"seat" must be a seat at this table')
 
 
 def test_view_shows_the_table_and_what_is_missing():

@@ -40,7 +40,7 @@ def count_all(state) -> int:
 def arrange(state, seat: int, potions: int = 0, on_card: dict[str, int] | None = None):
     """Test set-up: give ``seat`` finished potions and ingredients on its current card,
     taking them from the forest so the 72 stay 72."""
-    state = GAME.copy(state)
+    state = GAME.fork(state)
     cards = state["cards"][seat]
     for i in range(potions):
         cards[i]["finished"] = True

@@ -19,14 +19,19 @@ Round flow (``state["phase"]``)::
     over     outcome() tells who won
 
 Seats are in clockwise order round the table; the master passes to the left.
+
+Undo (the core's policy, see ``Zauberwald.undoable``): entries on the tablet can be taken
+back one by one until a fact: the floor sent turning or reporting its turn, a "stop!"
+call, or the check of a round complete. An undo therefore never crosses a turn of the floor.
 """
 from __future__ import annotations
 
 import itertools
 from typing import Any
 
-from .base import (Action, BadSetup, Effect, Game, IllegalAction, State,
-                   new_rng_state, rng_from, rng_store)
+from ...contracts import Action, Effect, State
+from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, Placing, Refusal,
+                    new_rng_state, rng_from, rng_store)
 
 CLOCKWISE, COUNTER_CLOCKWISE = "clockwise", "counter_clockwise"
 DIRECTIONS = (CLOCKWISE, COUNTER_CLOCKWISE)
@@ -61,23 +66,20 @@ def _contains(a: dict[str, int], b: dict[str, int]) -> bool:
     return all(a.get(c, 0) >= n for c, n in b.items())
 
 
-_ATOMS = (int, str, float, bool, type(None))
-
-
-def _plain_copy(value: Any) -> Any:
-    """Deep copy of plain JSON data, several times faster than copy.deepcopy (no memo)."""
-    if isinstance(value, dict):
-        return {k: v if isinstance(v, _ATOMS) else _plain_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [v if isinstance(v, _ATOMS) else _plain_copy(v) for v in value]
-    return value
-
-
 def _merge(parts: list[dict[str, int]]) -> dict[str, int]:
     out: dict[str, int] = {}
     for p in parts:
         out = _add(out, p)
     return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _and(names: list[str]) -> str:
+    """["Ann", "Ben", "Cem"] → "Ann, Ben and Cem"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _words(counts: dict[str, int], order: list[str]) -> str:
@@ -89,17 +91,26 @@ def _words(counts: dict[str, int], order: list[str]) -> str:
 class Zauberwald(Game):
     id = "zauberwald"
     name = "Im großen Zauberwald"
-    min_players = 2
-    max_players = 4
-    data_file = "zauberwald"
+    data_package = "controller.games.zauberwald"
 
-    @staticmethod
-    def copy(state: State) -> State:
-        return _plain_copy(state)
+    # The undo policy. Entries on the tablet a player may take back: a printed recipe card
+    # typed in, the magic tile chosen (until the floor turns), "end your search!" with its
+    # count, and the baskets and penalty choices of a check until the check is complete.
+    undoable = frozenset({"enter_card", "choose_tile", "end_search", "basket", "return_ingredients"})
+    # Facts nothing before can be undone across: the floor was sent turning (an undo never
+    # turns it back), the floor reported its turn, a player called "stop!". A completed
+    # check is a fact too, but the core cannot tell it by the action's type alone: see apply.
+    undo_barrier = frozenset({"turn", "floor_turned", "stop"})
+    nothing_to_undo = ('there is nothing to take back: the floor has turned, "stop!" was called '
+                       "or the check is complete since the last entry")
+    # Baskets and printed recipe cards are far too many to list: legal_actions offers a
+    # handful of each, is_legal decides.
+    legal_actions_complete = False
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
+        self.min_players, self.max_players = int(d["players"]["min"]), int(d["players"]["max"])
         self.colours: list[str] = [c["id"] for c in d["colours"]]
         self.supply: dict[str, int] = {c["id"]: int(c["count"]) for c in d["colours"]}
         self.ants_around: int = int(d["ants_around"])
@@ -111,11 +122,12 @@ class Zauberwald(Game):
             for r in d["recipes"]]
         # A broken data file should fail loudly at start-up, naming the card.
         if not self.magic_tiles or min(self.magic_tiles) < 1:
-            raise ValueError("zauberwald.toml: magic_tiles must be whole numbers of at least 1")
+            raise ValueError("Zauberwald data.toml: magic_tiles must be whole numbers of at least 1")
         for r in self.recipes:
+            what = f"recipe card {r['number']} in the Zauberwald data.toml"
             try:
-                self._check_recipe(r["ingredients"], f"recipe card {r['number']} in zauberwald.toml")
-            except IllegalAction as exc:
+                self._check_recipe(self._counts(r["ingredients"], what), what)
+            except Refusal as exc:
                 raise ValueError(str(exc)) from None
 
     # --- set-up ---------------------------------------------------------------
@@ -147,6 +159,7 @@ class Zauberwald(Game):
             "floor": {"position": 0, "ants_around": self.ants_around},
             "last_round": None,
             "result": None,
+            "undo": [],
         }
         if cards_mode == "dealt":
             rng = rng_from(state)
@@ -163,31 +176,23 @@ class Zauberwald(Game):
     def _new_card(self, ingredients: dict[str, int], number: int | None) -> dict[str, Any]:
         return {"number": number, "recipe": dict(ingredients), "on_card": {}, "finished": False}
 
-    def _check_recipe(self, ingredients: Any, what: str) -> None:
-        if not isinstance(ingredients, dict) or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in ingredients.values()):
-            raise IllegalAction(f"{what}: give each colour a whole number of ingredients")
-        unknown = [c for c in ingredients if c not in self.supply]
-        if unknown:
-            raise IllegalAction(f"{what}: there is no {unknown[0]} ingredient in this forest")
+    def _check_recipe(self, ingredients: dict[str, int], what: str) -> None:
         if _total(ingredients) != self.recipe_size:
             raise IllegalAction(f"{what}: every recipe needs exactly {self.recipe_size} ingredients, "
                                 f"not {_total(ingredients)}")
 
     # --- the contract -----------------------------------------------------------
-    def apply(self, state: State, action: Action) -> tuple[State, list[Effect]]:
-        if not isinstance(action, dict) or "type" not in action:
-            raise IllegalAction("an action needs a type")
-        if state["phase"] == "over":
-            raise IllegalAction("the game is over")
-        handler = getattr(self, "_do_" + str(action["type"]), None)
-        if handler is None:
-            raise IllegalAction(f"{self.name} has no action called {action['type']!r}")
-        new = self.copy(state)
-        effects = handler(new, action) or []
-        return new, effects
+    def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
+        """True when the action of type ``kind`` that led from ``before`` to ``after`` is a
+        fact: a barrier by its type, or the end of a check."""
+        if kind in self.undo_barrier:
+            return True
+        checking = ("check", "penalty")
+        return before["phase"] in checking and after["phase"] not in checking
 
     def legal_actions(self, state: State) -> list[Action]:
+        """Every legal action except baskets and printed recipe cards, of which a handful
+        is offered (``legal_actions_complete`` is False: ``is_legal`` decides)."""
         phase = state["phase"]
         m = state["master"]
         out: list[Action] = []
@@ -221,6 +226,8 @@ class Zauberwald(Game):
             pending = state["round"]["pending"]
             for choice in self._penalty_choices(pending):
                 out.append({"type": "return_ingredients", "seat": pending["seat"], "ingredients": choice})
+        if phase != "over" and self.can_undo(state):
+            out.append({"type": "undo"})
         return out
 
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
@@ -228,7 +235,7 @@ class Zauberwald(Game):
         rnd = state["round"]
         players = []
         for s, name in enumerate(state["players"]):
-            cards = []
+            cards: list[dict[str, Any] | None] = []
             for card in state["cards"][s]:
                 if card is None:
                     cards.append(None)
@@ -241,6 +248,7 @@ class Zauberwald(Game):
                             "used_tiles": list(state["used_tiles"][s]),
                             "potions": self._potions(state, s), "current_card": current,
                             "cards": cards, "may_stop": self._stop_open(state, s)})
+        can_undo = state["phase"] != "over" and self.can_undo(state)
         out: dict[str, Any] = {
             "game": self.id, "phase": state["phase"], "master": state["master"],
             "round_number": state["round_number"], "players": players,
@@ -248,6 +256,7 @@ class Zauberwald(Game):
             "colours": [{"id": c["id"], "letter": c["letter"], "hex": c.get("hex")} for c in self.data["colours"]],
             "floor": dict(state["floor"]), "last_round": state["last_round"], "result": state["result"],
             "round": None,
+            "can_undo": can_undo, "undo_label": self._undo_words(state) if can_undo else None,
         }
         if rnd is not None:
             r = {k: rnd[k] for k in ("tile", "direction", "ants", "count", "ended_by", "stoppers", "to_check",
@@ -256,29 +265,76 @@ class Zauberwald(Game):
                 r["end_search_counts"] = self._allowed_counts(state, state["master"], rnd["tile"])
             if rnd["pending"] is not None:
                 p = rnd["pending"]
-                r["pending"] = {"seat": p["seat"], "count": p["count"], "choose_from": _merge(p["placed"]),
-                                "wrong": p["wrong"], "shortfall": p["shortfall"]}
+                r["pending"] = {"seat": p["seat"], "basket": p["basket"], "count": p["count"],
+                                "choose_from": _merge(p["placed"]), "wrong": p["wrong"],
+                                "shortfall": p["shortfall"]}
             else:
                 r["pending"] = None
             out["round"] = r
         return out
 
-    def outcome(self, state: State) -> dict[str, Any] | None:
-        return state["result"]
+    def outcome(self, state: State) -> Outcome | None:
+        """Built from ``state["result"]`` (kept JSON-plain in the state)."""
+        result = state["result"]
+        if result is None:
+            return None
+        names = state["players"]
+        winners = tuple(result["winners"])
+        potions = result["scores"]["potions"]
+        on_card = result["scores"]["ingredients_on_card"]
+        who = _and([names[s] for s in winners])
+        if result["ended_by"] == "stop":
+            message = f'{who} called "stop!" with all three magic potions cooked'
+        else:
+            best = potions[winners[0]]
+            verb = "share the win" if len(winners) > 1 else "wins"
+            message = f"Every magic tile has been used: {who} {verb} with {_plural(best, 'magic potion')}"
+            if any(potions[s] == best for s in range(len(names)) if s not in winners) or len(winners) > 1:
+                message += f" and {_plural(on_card[winners[0]], 'ingredient')} on the recipe card"
+        # the ranking: the winners, then most potions, then most ingredients on the card
+        keys = [(s in winners, potions[s], on_card[s]) for s in range(len(names))]
+        ranking: list[Placing] = []
+        for i, s in enumerate(sorted(range(len(names)), key=lambda s: keys[s], reverse=True)):
+            tied = ranking and keys[ranking[-1].seat] == keys[s]
+            ranking.append(Placing(s, ranking[-1].place if tied else i + 1,
+                                   {"potions": potions[s], "ingredients_on_card": on_card[s]}))
+        return Outcome(winners=winners, reason=result["ended_by"], message=message, ranking=tuple(ranking),
+                       details={"ended_by": result["ended_by"], "scores": result["scores"]})
 
-    # --- actions ------------------------------------------------------------------
+    def _undo_words(self, state: State) -> str | None:
+        """What an undo would take back, in the table's words ("Linus's basket")."""
+        stack = state.get("undo") or []
+        if not stack:
+            return None
+        kind, before = stack[-1]["action"], stack[-1]["state"]
+        names = state["players"]
+        if kind == "enter_card":
+            for seat, (was, now) in enumerate(zip(before["cards"], state["cards"])):
+                for slot in range(len(now)):
+                    if was[slot] is None and now[slot] is not None:
+                        return f"{names[seat]}'s {ORDINAL[slot]} recipe card"
+        if kind == "choose_tile":
+            return f"{names[before['master']]}'s magic tile {state['round']['tile']}"
+        if kind == "end_search":
+            return f"{names[before['master']]}'s \u201cend your search!\u201d"
+        if kind == "basket":
+            return f"{names[before['round']['to_check'][0]]}'s basket"
+        if kind == "return_ingredients":
+            return f"{names[before['round']['pending']['seat']]}'s choice of what goes back"
+        return str(kind)
+
+    # --- actions: the shape of each field is checked first (InvalidAction), then the rules
     def _do_enter_card(self, state: State, action: Action) -> list[Effect]:
-        if state["phase"] != "cards":
-            raise IllegalAction("recipe cards are entered before the first magic tile is chosen")
-        seat = self._seat(state, action)
+        seat = self.seat_of(state, action)
         slot = action.get("slot")
         if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot < self.cards_per_player:
-            raise IllegalAction(f"each player lays out {self.cards_per_player} recipe cards, left to right")
+            raise InvalidAction(f'"slot" is 0 to {self.cards_per_player - 1}: each player lays out '
+                                f'{self.cards_per_player} recipe cards, left to right')
+        ingredients = self._counts(action.get("ingredients"), "the recipe card asks for")
+        self._phase(state, ("cards",), "recipe cards are entered before the first magic tile is chosen")
         if state["cards"][seat][slot] is not None:
             raise IllegalAction(f"{state['players'][seat]}'s {ORDINAL[slot]} card is already entered")
-        ingredients = action.get("ingredients")
         self._check_recipe(ingredients, "this recipe card")
-        ingredients = {c: n for c, n in ingredients.items() if n}
         key = self._recipe_key(ingredients)
         for other_seat, cards in enumerate(state["cards"]):
             for other_slot, card in enumerate(cards):
@@ -292,15 +348,19 @@ class Zauberwald(Game):
         return []
 
     def _do_choose_tile(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
+        tile = action.get("tile")
+        if not isinstance(tile, int) or isinstance(tile, bool) or tile not in self.magic_tiles:
+            values = ", ".join(str(t) for t in sorted(set(self.magic_tiles)))
+            raise InvalidAction(f'"tile" is the number on a magic tile: {values}')
         self._phase(state, ("choose", "turn"), "the master magician chooses a magic tile before the floor turns")
-        m = self._master(state, action, "chooses the magic tile")
+        m = self._master(state, seat, "chooses the magic tile")
         rnd = state["round"]
         hand = state["tiles"][m]
         if rnd["tile"] is not None:  # changing his mind before turning: the tile goes back
             hand.append(rnd["tile"])
             hand.sort()
             rnd["tile"] = None
-        tile = action.get("tile")
         if tile not in hand:
             left = ", ".join(str(t) for t in hand)
             raise IllegalAction(f"used magic tiles leave the game: {state['players'][m]} has only {left} left")
@@ -310,11 +370,13 @@ class Zauberwald(Game):
         return []
 
     def _do_turn(self, state: State, action: Action) -> list[Effect]:
-        self._phase(state, ("turn",), "the master magician chooses a magic tile first, then turns the floor")
-        m = self._master(state, action, "turns the forest floor")
+        seat = self.seat_of(state, action)
         direction = action.get("direction")
         if direction not in DIRECTIONS:
-            raise IllegalAction("the forest floor turns clockwise or counter-clockwise")
+            raise InvalidAction('"direction" is "clockwise" or "counter_clockwise": '
+                                "the forest floor turns one way or the other")
+        self._phase(state, ("turn",), "the master magician chooses a magic tile first, then turns the floor")
+        m = self._master(state, seat, "turns the forest floor")
         rnd = state["round"]
         rnd["direction"] = direction
         rnd["ants"] = rnd["tile"]
@@ -323,19 +385,25 @@ class Zauberwald(Game):
         return [{"device": "forest_floor", "op": "rotate", "ants": rnd["ants"], "direction": direction}]
 
     def _do_floor_turned(self, state: State, action: Action) -> list[Effect]:
+        manual = action.get("manual", False)
+        if not isinstance(manual, bool):
+            raise InvalidAction('"manual" is true (the master turned the floor by hand) or false')
         self._phase(state, ("turning",), "the forest floor has not been told to turn")
         rnd = state["round"]
         step = rnd["ants"] if rnd["direction"] == CLOCKWISE else -rnd["ants"]
         state["floor"]["position"] = (state["floor"]["position"] + step) % self.ants_around
-        rnd["turned_by_hand"] = bool(action.get("manual", False))
+        rnd["turned_by_hand"] = manual
         state["phase"] = "search"
         return []
 
     def _do_end_search(self, state: State, action: Action) -> list[Effect]:
-        self._phase(state, ("search",), "the search can only be ended while everyone is searching")
-        m = self._master(state, action, 'calls "end your search!"')
-        rnd = state["round"]
+        seat = self.seat_of(state, action)
         count = action.get("count")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise InvalidAction('"count" is how many ingredients are in the master magician\'s basket')
+        self._phase(state, ("search",), "the search can only be ended while everyone is searching")
+        m = self._master(state, seat, 'calls "end your search!"')
+        rnd = state["round"]
         allowed = self._allowed_counts(state, m, rnd["tile"])
         if count not in allowed:
             if len(allowed) == 1:
@@ -350,9 +418,9 @@ class Zauberwald(Game):
         return []
 
     def _do_stop(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
         self._phase(state, ("search", "check"),
                     '"stop!" is called during the search, or before your basket is checked')
-        seat = self._seat(state, action)
         if not self._may_stop(state, seat):
             raise IllegalAction('only a player cooking his third magic potion can call "stop!"')
         rnd = state["round"]
@@ -371,21 +439,14 @@ class Zauberwald(Game):
         return []
 
     def _do_basket(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
+        basket = self._counts(action.get("ingredients"), "are in the basket")
         self._phase(state, ("check",), "baskets are checked after the search has ended")
         rnd = state["round"]
-        seat = self._seat(state, action)
         expected = rnd["to_check"][0]
         if seat != expected:
             who = "the master magician's" if expected == state["master"] else f"{state['players'][expected]}'s"
             raise IllegalAction(f"baskets are checked one after the other, {who} basket comes next")
-        basket = action.get("ingredients")
-        if not isinstance(basket, dict) or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in basket.values()):
-            raise IllegalAction("say how many ingredients of each colour are in the basket")
-        unknown = [c for c in basket if c not in self.supply]
-        if unknown:
-            raise IllegalAction(f"there is no {unknown[0]} ingredient in this forest")
-        basket = {c: n for c, n in basket.items() if n}
         rakeable = _sub(state["forest"], rnd["back"])
         short = [c for c in basket if basket[c] > rakeable.get(c, 0)]
         if short:
@@ -401,17 +462,12 @@ class Zauberwald(Game):
         return []
 
     def _do_return_ingredients(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
+        choice = self._counts(action.get("ingredients"), "go back")
         self._phase(state, ("penalty",), "there is no penalty to pay right now")
-        rnd = state["round"]
-        pending = rnd["pending"]
-        seat = self._seat(state, action)
+        pending = state["round"]["pending"]
         if seat != pending["seat"]:
             raise IllegalAction(f"{state['players'][pending['seat']]} is choosing which ingredients go back")
-        choice = action.get("ingredients")
-        if not isinstance(choice, dict) or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in choice.values()):
-            raise IllegalAction("say how many ingredients of each colour go back")
-        choice = {c: n for c, n in choice.items() if n}
         if _total(choice) != pending["count"]:
             raise IllegalAction(f"as a penalty exactly {pending['count']} correctly collected "
                                 f"ingredient{'s' if pending['count'] != 1 else ''} go back to the forest")
@@ -421,19 +477,25 @@ class Zauberwald(Game):
         return []
 
     # --- rules helpers --------------------------------------------------------------
+    def _counts(self, value: object, what: str) -> dict[str, int]:
+        """``{colour: n}`` without zeros; InvalidAction unless ``value`` is such a count
+        of this forest's colours (``what``: "are in the basket", for the message)."""
+        if not isinstance(value, dict) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value.values()):
+            raise InvalidAction(f'"ingredients" says how many of each colour {what}, e.g. {{"red": 1, "white": 2}}')
+        unknown = [c for c in value if c not in self.supply]
+        if unknown:
+            raise InvalidAction(f"there is no {unknown[0]} ingredient in this forest, only "
+                                + ", ".join(self.colours))
+        return {c: n for c, n in value.items() if n}
+
     @staticmethod
     def _recipe_key(ingredients: dict[str, int]) -> str:
         return ",".join(f"{c}:{n}" for c, n in sorted(ingredients.items()) if n)
 
-    def _seat(self, state: State, action: Action) -> int:
-        seat = action.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state["players"]):
-            raise IllegalAction("say which player this is")
-        return seat
-
-    def _master(self, state: State, action: Action, what: str) -> int:
-        seat = self._seat(state, action)
-        m = state["master"]
+    @staticmethod
+    def _master(state: State, seat: int, what: str) -> int:
+        m: int = state["master"]
         if seat != m:
             raise IllegalAction(f"only the master magician ({state['players'][m]}) {what}")
         return m
@@ -479,7 +541,8 @@ class Zauberwald(Game):
         rnd = state["round"]
         if seat != state["master"]:
             return None
-        return rnd["count"] if rnd["ended_by"] == "master" else rnd["tile"]
+        limit: int = rnd["count"] if rnd["ended_by"] == "master" else rnd["tile"]
+        return limit
 
     def _start_round(self, state: State) -> None:
         state["round_number"] += 1
@@ -571,8 +634,9 @@ class Zauberwald(Game):
             owed = _sub(owed, take)
         back_free: dict[str, int] = dict(pending["free"])
         finished: list[int] = []
-        k = self._current_card(state, seat)
-        while k is not None and k < len(cards):
+        current = self._current_card(state, seat)
+        k = len(cards) if current is None else current
+        while k < len(cards):
             card = cards[k]
             laid = _add(card["on_card"], placed[k])
             if laid == card["recipe"]:

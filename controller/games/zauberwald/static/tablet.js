@@ -1,6 +1,7 @@
 // Im großen Zauberwald at the table: the master's tile, direction and turn (with countdown
 // and STOP), the search timer, basket checks with every penalty explained, the recipe cards.
-// Drawn by app.js as render(root, session, ctx); the guide is docs/zauberwald-tablet.md.
+// Drawn by app.js as render(root, session, ctx); served from /games/zauberwald/ beside its
+// modules (imported relatively); the guide is docs/zauberwald-tablet.md.
 import { el } from "/static/js/ui.js";
 import { askPin, isUnlocked } from "/static/js/pinpad.js";
 import { chipGrid, chipRow, learnPalette, total, words } from "./chips.js";
@@ -41,6 +42,7 @@ function draw() {
   const tree = el("div.zw", { id: "zw", dataset: { phase: state.phase } },
     el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
     el("aside.zw-side", {},
+      undoButton(state, session, ctx),
       floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
                    mayHome: !["turning"].includes(state.phase) }),
       resultsPanel(state, names)),
@@ -65,6 +67,42 @@ function refreshFloor() {
   old.querySelector(".zw-floor-row")?.replaceWith(fresh.querySelector(".zw-floor-row"));
   const progress = document.querySelector("#zw-turn-progress");
   if (progress) progress.textContent = progressWords(session.state.round);
+}
+
+// --- undo: the last entry on the tablet ---------------------------------------------------------
+/** ↶ Undo, while the game has an entry to take back (it says which: "Linus's basket").
+ *  A turn of the floor, a "stop!" and a completed check are facts: no undo reaches past them. */
+function undoButton(state, session, ctx) {
+  if (!state.can_undo) return null;
+  return el("button.big-button.quiet.zw-undo", { type: "button", id: "zw-undo", dataset: { action: "undo" },
+    onclick: () => takeBack(session, ctx) },
+  el("span.zw-undo-word", {}, "↶ Undo"),
+  state.undo_label ? el("span.zw-undo-what", {}, state.undo_label) : null);
+}
+
+/** Undo, and put a taken-back basket or recipe card back into its grid: one wrong tap is
+ *  then one tap to put right, not a whole basket to enter again. */
+async function takeBack(session, ctx) {
+  const before = session.state;
+  const body = await ctx.perform({ type: "undo" });
+  const after = body?.state;
+  if (!after) return;
+  if (after.phase === "check" && before.round && after.round_number === before.round_number) {
+    const seat = after.round.to_check[0];
+    const undone = before.phase === "penalty" ? before.round.pending
+      : before.round.results[before.round.results.length - 1];
+    if (undone && undone.seat === seat && undone.basket) {
+      baskets[`${body.id}:${after.round_number}:${seat}`] = { ...undone.basket };
+    }
+  } else if (after.phase === "cards") {
+    for (const p of after.players) {
+      p.cards.forEach((card, slot) => {
+        const was = before.players[p.seat].cards[slot];
+        if (!card && was) baskets[`cards:${body.id}:${p.seat}:${slot}`] = { ...was.recipe };
+      });
+    }
+  }
+  draw();
 }
 
 // --- choose & turn: the master magician -----------------------------------------------------
