@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
+from controller.config import section  # noqa: E402
 from controller.devices.cauldron import Cauldron  # noqa: E402
 from controller.devices.colour_sensor import SimulatedColourSensor  # noqa: E402
 
@@ -47,7 +48,8 @@ def beam_run(colour_sensor):
         stamp["t"] = time.perf_counter()
         arrived.set()
 
-    cauldron = Cauldron(pin_factory=factory, sink=sink, colour_sensor=colour_sensor)
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory, sink=sink,
+                                    colour_sensor=colour_sensor)
     beam = factory.pin(22)
     edge_cost, delivery = [], []
     try:
@@ -71,7 +73,8 @@ def beam_run(colour_sensor):
 
 def encoder_run(detents=5000):
     factory = MockFactory()
-    cauldron = Cauldron(pin_factory=factory, max_rev_per_s=1e9)
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory)
+    cauldron.max_rev_per_s = float("inf")   # no "turn gently" notices in the way of the figure
     a, b = factory.pin(17), factory.pin(27)
     t0 = time.perf_counter()
     for _ in range(detents):

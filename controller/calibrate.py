@@ -51,7 +51,11 @@ def save(path: Path, section: str, values: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def _colours(config: Config, ask, say) -> dict[str, list[float]]:
+Ask = Callable[[str], str]
+Say = Callable[[str], None]
+
+
+def _colours(config: Config, ask: Ask, say: Say) -> dict[str, list[float]]:
     from .devices.calibrate_colours import run_colour_calibration
     from .devices.cauldron import Cauldron
     from .devices.colour_sensor import make_colour_sensor
@@ -62,18 +66,27 @@ def _colours(config: Config, ask, say) -> dict[str, list[float]]:
         raise ConfigError(f"{config.source}: cauldron.colour_sensor = \"none\"; set it to "
                           "\"tcs34725\" to calibrate the colour sensor")
     sensor = make_colour_sensor(section)
-    cauldron = Cauldron.from_config(section, pin_factory=make_pin_factory(config["gpio"]["pin_factory"]))
+    try:
+        # the cauldron only watches the beam here: the calibration itself reads the sensor
+        cauldron = Cauldron.from_config(section, colour_sensor=None,
+                                        pin_factory=make_pin_factory(config["gpio"]["pin_factory"]))
+    except Exception:
+        if sensor is not None:
+            sensor.close()
+        raise
     try:
         return run_colour_calibration(sensor, cauldron.beam_waiter(), ask, say)
     finally:
         cauldron.close()
+        if sensor is not None:
+            sensor.close()
 
 
-def _floor(config: Config, ask, say) -> dict[str, Any]:
+def _floor(config: Config, ask: Ask, say: Say) -> dict[str, Any]:
     from .devices.floor_calibrate import calibrate_floor
-    from .devices.hub import _build_floor
+    from .devices.hub import build_floor
 
-    floor = _build_floor(config, sim=False, sim_mcu=False, extras=[], say=say)
+    floor = build_floor(config, sim=False, sim_mcu=False, extras=[], say=say)
     if floor is None:
         raise ConfigError(f"{config.source}: forest_floor.backend is \"none\"; choose \"gpio\" or "
                           "\"serial\" to calibrate the motor")

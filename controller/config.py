@@ -6,11 +6,14 @@ value raises ``ConfigError`` naming the file, the key, the value and what is all
 """
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .devices.colour_sensor import COLOURS
 
 
 class ConfigError(Exception):
@@ -23,34 +26,53 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Key:
+    """One config key: its default, what it means, and what is allowed.
+
+    ``kind=dict`` is a table of counts: ``names`` are its allowed keys and ``low``/``high``
+    bound each whole-number count.
+    """
+
     default: Any
     help: str
     kind: type | tuple[type, ...] = str
     choices: tuple[Any, ...] | None = None
     low: float | None = None
     high: float | None = None
+    names: tuple[str, ...] | None = None
 
     def allowed(self) -> str:
+        if self.kind is dict:
+            return ("a table of name = a whole number" + self._bounds() + "; names: "
+                    + ", ".join(repr(n) for n in self.names or ()))
         if self.choices:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         names = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
-        what = " or ".join(names.get(k, k.__name__) for k in kinds)
+        return " or ".join(names.get(k, k.__name__) for k in kinds) + self._bounds()
+
+    def _bounds(self) -> str:
         if self.low is not None and self.high is not None:
-            what += f" from {self.low:g} to {self.high:g}"
-        elif self.low is not None:
-            what += f" of at least {self.low:g}"
-        return what
+            return f" from {self.low:g} to {self.high:g}"
+        if self.low is not None:
+            return f" of at least {self.low:g}"
+        return ""
 
     def check(self, value: Any) -> bool:
+        if self.kind is dict:
+            return isinstance(value, dict) and all(
+                (self.names is None or name in self.names) and self._in_bounds(count, (int,))
+                for name, count in value.items())
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
+        if self.choices and value not in self.choices:
+            return False
+        return self._in_bounds(value, kinds)
+
+    def _in_bounds(self, value: Any, kinds: tuple[type, ...]) -> bool:
         if isinstance(value, bool) and bool not in kinds:
             return False
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, kinds):
-            return False
-        if self.choices and value not in self.choices:
+        if not any(isinstance(value, kind) for kind in kinds):
             return False
         if self.low is not None and value < self.low:
             return False
@@ -59,7 +81,7 @@ class Key:
         return True
 
 
-GPIO_PIN = dict(kind=int, low=0, high=27)
+GPIO_PIN: dict[str, Any] = dict(kind=int, low=0, high=27)
 
 # section -> key -> Key. Order here is the order of the printed default file.
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -109,6 +131,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                      float, low=0.1, high=100),
         "colour_sensor": Key(True, "Does the simulated cauldron have a colour sensor? false: the tablet "
                                    "asks for each drop's colour, as on a cauldron without one.", bool),
+        "drops": Key({colour: 3 for colour in COLOURS},
+                     "Drops of each colour inside the simulated cauldron when a game starts "
+                     "(the box holds 18: 3 of each colour).", dict, low=0, high=30, names=COLOURS),
     },
     "forest_floor": {
         "backend": Key("auto", "How the forest floor turns: auto (simulated when devices are simulated, "
@@ -128,7 +153,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "stall_pin": Key(-1, "BCM pin of the driver's stall/DIAG output (TMC2209); -1: none.",
                          int, low=-1, high=27),
         "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
-        "homing_speed": Key(200.0, "Speed while looking for home, in steps per second.", float, low=1, high=50000),
+        "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
+                                   "backends).", float, low=1, high=50000),
         "serial_port": Key("", "Serial port of the Pico (serial backend). Empty: found by USB id."),
     },
 }
@@ -151,7 +177,9 @@ class Config:
 
     @classmethod
     def defaults(cls) -> "Config":
-        return cls({s: {k: key.default for k, key in keys.items()} for s, keys in SCHEMA.items()})
+        # copied: a caller may change its Config, never SCHEMA's defaults
+        return cls({s: {k: copy.deepcopy(key.default) for k, key in keys.items()}
+                    for s, keys in SCHEMA.items()})
 
     @classmethod
     def load(cls, path: str | Path | None) -> "Config":
@@ -191,12 +219,22 @@ class Config:
                 if not spec.check(value):
                     raise ConfigError(f"{path}: {section}.{key} = {value!r} is not allowed; "
                                       f"use {spec.allowed()}")
-                if float in (spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)):
+                if spec.kind is dict:
+                    value = dict(value)
+                elif float in (spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)):
                     value = float(value)
                 self.values[section][key] = value
         pin = self.values["table"]["pin"]
         if pin and not (pin.isdigit() and 4 <= len(pin) <= 8):
             raise ConfigError(f"{path}: table.pin = {pin!r} is not allowed; use 4 to 8 digits")
+
+
+def section(name: str, **overrides: Any) -> dict[str, Any]:
+    """The ``[name]`` section: SCHEMA defaults with ``overrides`` checked as a file's values
+    are (so a test or a bench builds a device from the same defaults as the daemon)."""
+    config = Config.defaults()
+    config._overlay({name: overrides}, Path(f"({name} overrides)"))
+    return config[name]
 
 
 def _check_colours(path: Path, value: Any) -> dict[str, list[float]]:
@@ -232,6 +270,8 @@ def default_file() -> str:
 
 
 def _toml(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

@@ -32,8 +32,8 @@ class Daemon:
         self.table = Table(self.store)
         self.table.resume()
         self.pin, self.pin_source = secrets_store.table_pin(self.data_dir, config["table"]["pin"])
+        # wired both ways by build: sensors into the table, the table's effects to the devices
         self.devices = DeviceHub.build(config, sim=sim, sim_mcu=sim_mcu, table=self.table, say=say)
-        self.table.on_effect(self.devices.handle_effect)
         self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
                               secret_key=secrets_store.secret_key(self.data_dir),
                               settings=self.settings())

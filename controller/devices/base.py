@@ -1,11 +1,22 @@
-"""What every device offers the daemon: a name, a status for /healthz, and close()."""
+"""What every device offers the daemon: a name, a status for /healthz, effects, close().
+
+A device reports what it saw through a ``Sink`` (a game action whose source is a sensor,
+e.g. ``{"type": "drop", "colour": "red"}``) and tells the players something through a
+``NoticeSink`` (``{"kind": "too_fast", "message": ...}``); both seams are typed in
+``controller/contracts.py``. Each device class builds itself from its validated config
+section with ``from_config``; the defaults live only in ``controller.config.SCHEMA``.
+"""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Mapping
+from typing import Any
 
-# A device reports what it saw by calling a sink with a plain dict, e.g.
-# {"type": "drop", "color": "red"} for a game action whose source is a sensor.
-Sink = Callable[[dict[str, Any]], None]
+from ..contracts import Effect, Notice, NoticeSink, Sink
+
+Section = Mapping[str, Any]
+"""One validated config section (``config["cauldron"]``): every SCHEMA key is present."""
+
+__all__ = ["Device", "Effect", "Notice", "NoticeSink", "Section", "Sink"]
 
 
 class Device:
@@ -16,8 +27,9 @@ class Device:
         """Plain JSON for /healthz and the tablet."""
         return {"simulated": self.simulated}
 
-    def handle_effect(self, effect: dict[str, Any]) -> None:
-        """An engine effect addressed to this device (``effect["device"] == self.name``)."""
+    def handle_effect(self, effect: Effect) -> None:
+        """An engine effect addressed to this device (or to ``"*"``); what a device cannot
+        do (a real cauldron asked to refill itself) it ignores."""
 
     def close(self) -> None:
         """Release pins, ports and threads. Safe to call twice."""

@@ -11,7 +11,7 @@
   (reported once, never a drop), anything between is exactly one drop.
 - An optional colour sensor names the drop's colour when it lands.
 
-Game actions go to ``sink`` ({"type": "drop", "color": ...} or
+Game actions go to ``sink`` ({"type": "drop", "colour": ...} or
 {"type": "sensor_fault", "message": ...}); hints for the players go to
 ``on_notice`` ({"kind": ..., "message": ...}). Both are called from one
 delivery thread, never from the GPIO callback, so a slow consumer (database,
@@ -26,15 +26,18 @@ import math
 import queue
 import threading
 import time
+from types import EllipsisType
 from typing import Any, Callable
 
 from gpiozero import DigitalInputDevice, RotaryEncoder
 
-from .base import Device, Sink
+from ..contracts import Action, NoticeSink, Sink
+from .base import Device, Section
+from .colour_sensor import ColourSensor
 
 log = logging.getLogger(__name__)
 
-Notice = Callable[[dict[str, Any]], None]
+Clock = Callable[[], float]
 
 DISPENSING, MIXING = "dispensing", "mixing"
 
@@ -49,14 +52,14 @@ class Cauldron(Device):
 
     name = "cauldron"
 
-    def __init__(self, encoder_a: int | str = 17, encoder_b: int | str = 27,
-                 beam: int | str = 22, *, pin_factory, detents_per_rev: int = 20,
-                 reverse: bool = False, beam_pull_up: bool | None = True,
-                 beam_dark: str = "low", glitch_s: float = 0.001, stuck_s: float = 1.0,
-                 max_rev_per_s: float = 2.0, colour_sensor=None, sink: Sink | None = None,
-                 on_notice: Notice | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.time):
+    def __init__(self, encoder_a: int | str, encoder_b: int | str, beam: int | str, *,
+                 pin_factory: Any, detents_per_rev: int, reverse: bool,
+                 beam_pull_up: bool | None, beam_dark: str, glitch_s: float, stuck_s: float,
+                 max_rev_per_s: float, colour_sensor: ColourSensor | None = None,
+                 sink: Sink | None = None, on_notice: NoticeSink | None = None,
+                 clock: Clock = time.monotonic, wall: Clock = time.time):
+        """Pins are BCM numbers (or gpiozero pin names). ``beam_pull_up`` None: the beam
+        output drives both levels itself, and ``beam_dark`` says which one is "dark"."""
         if detents_per_rev < 1:
             raise ValueError(f"detents per revolution must be at least 1, got {detents_per_rev}")
         if beam_dark not in ("low", "high"):
@@ -88,12 +91,13 @@ class Cauldron(Device):
         self.drops_seen = 0
         self.glitches_ignored = 0
         self.last_drop_at: float | None = None
-        self.last_drop_color: str | None = None
+        self.last_drop_colour: str | None = None
         # grip
         self.position = 0
         self.direction: str | None = None
         self._cw_since_drop = 0
-        self._recent = collections.deque(maxlen=max(2, detents_per_rev // 4))
+        self._speed_window = max(2, detents_per_rev // 4)   # detents the speed is judged over
+        self._recent: collections.deque[float] = collections.deque(maxlen=self._speed_window)
         self._too_fast = False
         # delivery
         self._outbox: queue.Queue = queue.Queue()
@@ -108,7 +112,8 @@ class Cauldron(Device):
                                           daemon=True)
         self._watchdog.start()
 
-        self._encoder = self._beam = None
+        self._encoder: RotaryEncoder | None = None
+        self._beam: DigitalInputDevice | None = None
         try:
             # max_steps=0: count without limit; we keep our own position anyway.
             self._encoder = RotaryEncoder(encoder_a, encoder_b, max_steps=0,
@@ -137,28 +142,31 @@ class Cauldron(Device):
             raise
 
     @classmethod
-    def from_config(cls, section: dict[str, Any], *, pin_factory, colour_sensor=...,
-                    sink: Sink | None = None, on_notice: Notice | None = None, **extra):
+    def from_config(cls, section: Section, *, pin_factory: Any,
+                    colour_sensor: ColourSensor | None | EllipsisType = ...,
+                    sink: Sink | None = None, on_notice: NoticeSink | None = None,
+                    clock: Clock = time.monotonic, wall: Clock = time.time) -> "Cauldron":
         """Build from the ``[cauldron]`` config section (docs/config.md names the keys).
 
         The colour sensor comes from the same section (``colour_sensor``, ``i2c_bus``,
-        ``colours``) unless one is passed in.
+        ``colours``) unless one is passed in (None: none).
         """
         if colour_sensor is ...:
             from .colour_sensor import make_colour_sensor
             colour_sensor = make_colour_sensor(section)
-        active_low = bool(section.get("beam_active_low", True))
+        active_low = section["beam_active_low"]
         try:
-            return cls(section.get("encoder_a", 17), section.get("encoder_b", 27),
-                       section.get("beam", 22), pin_factory=pin_factory,
-                       detents_per_rev=int(section.get("detents_per_revolution", 20)),
-                       reverse=bool(section.get("encoder_reverse", False)),
+            return cls(section["encoder_a"], section["encoder_b"], section["beam"],
+                       pin_factory=pin_factory,
+                       detents_per_rev=section["detents_per_revolution"],
+                       reverse=section["encoder_reverse"],
                        # an output that goes low for "dark" idles high: pull it up
                        beam_pull_up=active_low, beam_dark="low" if active_low else "high",
-                       glitch_s=float(section.get("glitch_ms", 1.0)) / 1000.0,
-                       stuck_s=float(section.get("stuck_beam_seconds", 1.0)),
-                       max_rev_per_s=float(section.get("max_turns_per_second", 2.0)),
-                       colour_sensor=colour_sensor, sink=sink, on_notice=on_notice, **extra)
+                       glitch_s=section["glitch_ms"] / 1000.0,
+                       stuck_s=section["stuck_beam_seconds"],
+                       max_rev_per_s=section["max_turns_per_second"],
+                       colour_sensor=colour_sensor, sink=sink, on_notice=on_notice,
+                       clock=clock, wall=wall)
         except Exception:
             if colour_sensor is not None:
                 colour_sensor.close()
@@ -167,6 +175,7 @@ class Cauldron(Device):
     # --- what the daemon reads ----------------------------------------------
     @property
     def beam_dark(self) -> bool:
+        assert self._beam is not None            # set up in __init__ or never built
         active = bool(self._beam.is_active)
         return active if self._dark_is_active else not active
 
@@ -182,7 +191,7 @@ class Cauldron(Device):
                 "drops_seen": self.drops_seen,
                 "glitches_ignored": self.glitches_ignored,
                 "last_drop_at": self.last_drop_at,
-                "last_drop_color": self.last_drop_color,
+                "last_drop_colour": self.last_drop_colour,
                 "colour_sensor": self.colour_sensor is not None,
             }
 
@@ -293,7 +302,7 @@ class Cauldron(Device):
                 self._cw_since_drop = 0  # turning back is the cure; count afresh
 
     def _check_speed(self) -> None:
-        if len(self._recent) < self._recent.maxlen:
+        if len(self._recent) < self._speed_window:
             return
         span = self._recent[-1] - self._recent[0]
         turns = (len(self._recent) - 1) / self.detents_per_rev
@@ -331,7 +340,7 @@ class Cauldron(Device):
                         self._idle.notify_all()
 
     def _deliver_drop(self) -> None:
-        action: dict[str, Any] = {"type": "drop"}
+        action: Action = {"type": "drop"}
         if self.colour_sensor is not None:
             try:
                 colour = self.colour_sensor.colour_of_drop()
@@ -343,13 +352,13 @@ class Cauldron(Device):
                     self._call(self.sink, {"type": "sensor_fault",
                                            "message": f"The colour sensor failed: {exc}"})
             if colour is not None:
-                action["color"] = colour
+                action["colour"] = colour
         with self._lock:
-            self.last_drop_color = action.get("color")
+            self.last_drop_colour = action.get("colour")
         self._call(self.sink, action)
 
     @staticmethod
-    def _call(callback, payload) -> None:
+    def _call(callback: Callable[[Any], None] | None, payload: Any) -> None:
         if callback is None:
             return
         try:

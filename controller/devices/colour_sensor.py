@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
 
@@ -55,7 +55,7 @@ class ColourClassifier:
         if not self.learned or rgbc[3] < self.min_clear:
             return None
         distances = self.distances(rgbc)
-        best = min(distances, key=distances.get)
+        best = min(distances, key=lambda name: distances[name])
         return best if distances[best] <= self.max_distance else None
 
 
@@ -176,7 +176,7 @@ class TCS34725(ColourSensor):
 
 
 # --- simulation -------------------------------------------------------------
-# What a TCS34725 a few cm above a Mirakel Mix drop roughly reports, as shares of
+# What a TCS34725 a few cm above a drop (a coloured ball) roughly reports, as shares of
 # red/green/blue. The simulated sensor reads these (plus noise); the same values
 # serve as its learned colours.
 TYPICAL_SHARES = {
@@ -215,17 +215,18 @@ class SimulatedColourSensor(ColourSensor):
         return (r, g, b, round((r + g + b) * 1.1))
 
 
-def make_colour_sensor(section: Mapping | None):
+def make_colour_sensor(section: Mapping[str, Any] | None) -> ColourSensor | None:
     """The colour sensor the ``[cauldron]`` config section asks for, or None.
 
     Keys: ``colour_sensor`` ("none" or "tcs34725"), ``i2c_bus``, and ``colours``
     (learned colour = [r, g, b] shares, from ``potionpi calibrate colours``). Without
     learned colours the sensor reads but names nothing, so the tablet asks.
     """
-    kind = (section or {}).get("colour_sensor", "none")
-    if kind == "none":
+    if section is None or section["colour_sensor"] == "none":
         return None
+    kind = section["colour_sensor"]
     if kind != "tcs34725":
         raise ValueError(f'unknown colour sensor {kind!r}: use "none" or "tcs34725"')
-    return TCS34725(bus_number=int(section.get("i2c_bus", 1)),
+    # learned colours are in the section only once `potionpi calibrate colours` wrote them
+    return TCS34725(bus_number=section["i2c_bus"],
                     classifier=ColourClassifier(section.get("colours") or {}))

@@ -16,20 +16,22 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
-from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor
+from .base import Section
+from .forest_floor import FloorBusy, ForestFloor, Launch
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
 STALL = "the floor is stuck (stall): turn it by hand"
 HOMING_REVOLUTIONS = 1.2
 
+__all__ = ["HOME_NOT_FOUND", "HOME_STUCK", "STALL", "FloorBusy", "GpioForestFloor", "ramp_delays"]
 
-class FloorBusy(RuntimeError):
-    """A move was asked for while the floor is still turning or homing."""
+Ending = tuple[str, str | None]
+"""How a motion ended: ("done" | "stopped" | "fault", the fault sentence or None)."""
 
 
 def ramp_delays(steps: int, start_speed: float, top_speed: float, acceleration: float) -> list[float]:
@@ -54,23 +56,19 @@ def ramp_delays(steps: int, start_speed: float, top_speed: float, acceleration: 
 class GpioForestFloor(ForestFloor):
     simulated = False
 
-    def __init__(self, step_pin: int | str, dir_pin: int | str, *, enable_pin: int | str | None = None,
-                 home_pin: int | str | None = None, stall_pin: int | str | None = None,
-                 ants_around: int = 16, steps_per_ant: float = 200.0,
-                 top_speed: float = 800.0, start_speed: float = 100.0, acceleration: float = 1600.0,
-                 homing_speed: float = 200.0, invert_direction: bool = False,
-                 enable_active_low: bool = True, home_active_low: bool = True,
+    def __init__(self, step_pin: int | str, dir_pin: int | str, *, enable_pin: int | str | None,
+                 home_pin: int | str | None, stall_pin: int | str | None,
+                 ants_around: int, steps_per_ant: float, top_speed: float, start_speed: float,
+                 acceleration: float, homing_speed: float, invert_direction: bool,
+                 pin_factory: Any, enable_active_low: bool = True, home_active_low: bool = True,
                  stall_active_high: bool = True, pulse_width: float = 5e-6,
-                 notify_every: int | None = None, pin_factory: Any = None):
+                 notify_every: int | None = None):
         """Speeds in steps per second, acceleration in steps per second².
 
         ``home_active_low``: most hall (A3144) and slotted optical sensors pull
         their output low at the mark, so the input uses the Pi's pull-up.
         """
-        super().__init__(ants_around)
-        if steps_per_ant <= 0:
-            raise ValueError("steps_per_ant must be positive (run `potionpi calibrate floor`)")
-        self.steps_per_ant = float(steps_per_ant)
+        super().__init__(ants_around, steps_per_ant)
         self.top_speed = float(top_speed)
         self.start_speed = float(min(start_speed, top_speed))
         self.acceleration = float(acceleration)
@@ -100,14 +98,23 @@ class GpioForestFloor(ForestFloor):
         self._home_seen = threading.Event()
         self._stalled = threading.Event()
         self._stop = threading.Event()
-        self._idle = threading.Event()
-        self._idle.set()
         self._thread: threading.Thread | None = None
-        self.last_move: dict[str, Any] | None = None
         # After a stop, a fault or a turn by hand the step count no longer matches
         # the floor: the tablet should home it again before trusting the position.
         self.needs_home = home_pin is not None
         self._closed = False
+
+    @classmethod
+    def from_config(cls, section: Section, *, pin_factory: Any) -> "GpioForestFloor":
+        """From the ``[forest_floor]`` section (docs/config.md names the keys); a pin of -1
+        means that input is not wired."""
+        return cls(section["step_pin"], section["dir_pin"], enable_pin=section["enable_pin"],
+                   home_pin=None if section["home_pin"] < 0 else section["home_pin"],
+                   stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
+                   ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
+                   top_speed=section["top_speed"], start_speed=section["start_speed"],
+                   acceleration=section["acceleration"], homing_speed=section["homing_speed"],
+                   invert_direction=section["invert_direction"], pin_factory=pin_factory)
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -123,33 +130,6 @@ class GpioForestFloor(ForestFloor):
         """Motor steps turned since home (clockwise positive)."""
         return self._steps
 
-    def rotate(self, ants: int, direction: str) -> None:
-        sign = 1 if self.signed_ants(ants, direction) >= 0 else -1
-        with self._lock:
-            self._check_free()
-            target = self._target_ants + sign * ants
-            steps = round(target * self.steps_per_ant) - self._steps
-            self._begin(MOVING, {"ants": ants, "direction": direction})
-            self._target_ants = target
-        self._launch(self._move, steps, self.top_speed)
-
-    def move_steps(self, steps: int) -> None:
-        """Nudge by motor steps (used by calibration); positive is clockwise."""
-        with self._lock:
-            self._check_free()
-            self._begin(MOVING, {"steps": steps})
-        self._launch(self._move, steps, self.top_speed)
-
-    def home(self) -> None:
-        with self._lock:
-            self._check_free()
-            self._begin(HOMING, {"home": True})
-        if self.home_in is None:
-            # No sensor: the floor is where the master lined it up by hand.
-            self._launch(self._set_home_here)
-        else:
-            self._launch(self._find_home)
-
     def stop(self) -> None:
         self._stop.set()
         thread = self._thread
@@ -158,10 +138,6 @@ class GpioForestFloor(ForestFloor):
         if thread is not None and thread is not threading.current_thread() and thread.ident is not None:
             thread.join()
         self._release()
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until the current move ends; False if still moving after ``timeout``."""
-        return self._idle.wait(timeout)
 
     def close(self) -> None:
         if self._closed:
@@ -173,36 +149,43 @@ class GpioForestFloor(ForestFloor):
 
     def status(self) -> dict[str, Any]:
         out = super().status()
-        out["last_move"] = dict(self.last_move) if self.last_move else None
         out["steps"] = self._steps
         out["needs_home"] = self.needs_home
         return out
 
-    # --- bookkeeping ------------------------------------------------------------
+    # --- the motion -------------------------------------------------------------
     def _check_free(self) -> None:
         if self._closed:
             raise RuntimeError("the forest floor has been closed")
-        if self.state in (MOVING, HOMING):
-            raise FloorBusy("the forest floor is still turning")
+        super()._check_free()
 
-    def _begin(self, state: str, move: dict[str, Any]) -> None:
-        self.state = state
-        self.fault = None
-        self.last_move = dict(move, result="moving")
+    def _plan_turn(self, ants: int) -> Launch:
+        target = self._target_ants + ants
+        steps = round(target * self.steps_per_ant) - self._steps
+        self._target_ants = target
+        return self._launch(self._move, steps, self.top_speed)
+
+    def _plan_steps(self, steps: int) -> Launch:
+        return self._launch(self._move, steps, self.top_speed)
+
+    def _plan_home(self) -> Launch:
+        if self.home_in is None:
+            # No sensor: the floor is where the master lined it up by hand.
+            return self._launch(self._set_home_here)
+        return self._launch(self._find_home)
+
+    def _launch(self, motion: Callable[..., Ending], *args: Any) -> Launch:
         self._stop.clear()
         self._stalled.clear()
-        self._idle.clear()
-
-    def _launch(self, target, *args) -> None:
-        self._thread = threading.Thread(target=self._guarded, args=(target, *args),
+        self._thread = threading.Thread(target=self._guarded, args=(motion, *args),
                                         name="gpio-forest-floor", daemon=True)
-        self._notify()
-        self._thread.start()
+        return self._thread.start
 
-    def _guarded(self, target, *args) -> None:
-        result, fault = "fault", "the floor's motor thread failed: turn it by hand"
+    def _guarded(self, motion: Callable[..., Ending], *args: Any) -> None:
+        result: str = "fault"
+        fault: str | None = "the floor's motor thread failed: turn it by hand"
         try:
-            result, fault = target(*args)
+            result, fault = motion(*args)
         finally:
             if result != "done":
                 # whole-ant moves go on from where the floor really is, not the old target
@@ -210,13 +193,7 @@ class GpioForestFloor(ForestFloor):
                 self.needs_home = self.home_in is not None
             self._release()
             with self._lock:
-                if result == "fault":
-                    self.state, self.fault = FAULT, fault
-                else:
-                    self.state = IDLE
-                if self.last_move is not None:
-                    self.last_move["result"] = result
-            self._idle.set()
+                self._come_to_rest(result, fault)
             self._notify()
 
     def _release(self) -> None:
@@ -245,7 +222,7 @@ class GpioForestFloor(ForestFloor):
         self.step_out.off()
         self._steps += sign
 
-    def _drive(self, steps: int, delays: list[float], until=None) -> str:
+    def _drive(self, steps: int, delays: list[float], until: Callable[[], bool] | None = None) -> str:
         """Pulse ``abs(steps)`` steps with ``delays``; "done", "stopped", "stall" or "until"."""
         if self._stop.is_set():
             return "stopped"
@@ -277,7 +254,7 @@ class GpioForestFloor(ForestFloor):
             return "stall"
         return "done"
 
-    def _move(self, steps: int, speed: float) -> tuple[str, str | None]:
+    def _move(self, steps: int, speed: float) -> Ending:
         if steps == 0:
             return "done", None
         delays = ramp_delays(abs(steps), self.start_speed, speed, self.acceleration)
@@ -286,12 +263,14 @@ class GpioForestFloor(ForestFloor):
             return "fault", STALL
         return how, None
 
-    def _set_home_here(self) -> tuple[str, str | None]:
+    def _set_home_here(self) -> Ending:
         self._steps = 0
         self._target_ants = 0
         return "done", None
 
-    def _find_home(self) -> tuple[str, str | None]:
+    def _find_home(self) -> Ending:
+        home_in = self.home_in
+        assert home_in is not None          # planned only with a home sensor
         revolution = self.steps_per_ant * self.ants_around
         limit = math.ceil(HOMING_REVOLUTIONS * revolution)
         speed = min(self.homing_speed, self.top_speed)
@@ -299,8 +278,8 @@ class GpioForestFloor(ForestFloor):
         cruise = [1.0 / speed] * limit
         # Already on the mark: back off counter-clockwise first, so home is always
         # approached from the same side and its edge is the same spot every time.
-        if self.home_in.is_active:
-            how = self._drive(-limit, [1.0 / start] * limit, until=lambda: not self.home_in.is_active)
+        if home_in.is_active:
+            how = self._drive(-limit, [1.0 / start] * limit, until=lambda: not home_in.is_active)
             if how == "stopped":
                 return "stopped", None
             if how == "stall":
@@ -308,7 +287,7 @@ class GpioForestFloor(ForestFloor):
             if how == "done":
                 return "fault", HOME_STUCK
         self._home_seen.clear()
-        how = self._drive(limit, cruise, until=lambda: self._home_seen.is_set() or self.home_in.is_active)
+        how = self._drive(limit, cruise, until=lambda: self._home_seen.is_set() or home_in.is_active)
         if how == "until":
             self._steps = 0
             self._target_ants = 0

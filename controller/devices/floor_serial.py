@@ -20,22 +20,11 @@ import time
 from typing import Any
 
 from . import floorproto as P
-from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor
-from .pico_link import CONNECTED, WRONG_FIRMWARE, LinkDown, LinkTimings, PicoLink
+from .base import Section
+from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor, Launch, Move
+from .pico_link import CONNECTED, WRONG_FIRMWARE, LinkDown, LinkTimings, Pending, PicoLink
 
 log = logging.getLogger(__name__)
-
-DEFAULTS: dict[str, Any] = {
-    "ants_around": 16,
-    "steps_per_ant": 200,        # may be fractional after `potionpi calibrate floor`
-    "top_speed": 800.0,          # steps per second
-    "acceleration": 1600.0,      # steps per second squared
-    "home_speed": None,          # steps per second; None: half the top speed
-    "invert_direction": False,
-    "serial_port": "",           # empty: find the Pico by USB vendor id
-    "home_on_connect": True,
-    "link": {},                  # LinkTimings overrides, e.g. {"lost_after_s": 2.0}
-}
 
 # What the tablet says for each fault the firmware (or the link) reports.
 FAULTS = {
@@ -50,71 +39,61 @@ FAULTS = {
 class SerialForestFloor(ForestFloor):
     simulated = False
 
-    def __init__(self, config: dict[str, Any] | None = None):
-        cfg = {**DEFAULTS, **(config or {})}
-        super().__init__(int(cfg["ants_around"]))
-        self.steps_per_ant = float(cfg["steps_per_ant"])
+    def __init__(self, *, ants_around: int, steps_per_ant: float, top_speed: float,
+                 acceleration: float, homing_speed: float, invert_direction: bool,
+                 serial_port: str, timings: LinkTimings | None = None,
+                 home_on_connect: bool = True):
+        """Speeds in steps per second, acceleration in steps per second². ``serial_port``
+        empty: find the Pico by its USB vendor id. ``timings``: the link's time limits
+        (tests shrink them). ``home_on_connect`` False only for tests of a bare link."""
+        super().__init__(ants_around, steps_per_ant)
         self.steps_per_rev = round(self.steps_per_ant * self.ants_around)
-        self.top_speed = max(1, int(cfg["top_speed"]))
-        self.acceleration = max(1, int(cfg["acceleration"]))
-        self.home_speed = max(1, int(cfg["home_speed"] or self.top_speed / 2))
-        self.invert = bool(cfg["invert_direction"])
-        self.home_on_connect = bool(cfg["home_on_connect"])
+        self.top_speed = max(1, int(top_speed))
+        self.acceleration = max(1, int(acceleration))
+        self.home_speed = max(1, int(homing_speed))
+        self.invert = bool(invert_direction)
+        self.home_on_connect = bool(home_on_connect)
         self.fault_code: str | None = None
-        self.last_move: dict[str, Any] | None = None
         self._goal = 0.0                   # steps from home where the game wants the floor
         self._pico: dict[str, Any] | None = None
         self._pending_move = False         # a move asked for that the Pico has not confirmed
-        self._awaiting_home = False        # home() asked for, the Pico has not started
+        # home() calls asked for and answered by the Pico: until the Pico answers the
+        # HOME, every status it sends describes the floor *before* that homing
+        self._homes_asked = 0
+        self._homes_answered = 0
         self._resyncing = False            # between (re)connecting and reaching the goal again
         self._epoch = 0                    # counts connections; a resync belongs to one
         self._stop_generation = 0
-        self._seen: tuple | None = None
-        self._status_cond = threading.Condition()
+        self._seen: tuple[Any, ...] | None = None
         self._jobs: queue.Queue[tuple[str, int] | None] = queue.Queue()   # (job, token)
-        self.link = PicoLink(cfg["serial_port"] or None,
-                             timings=LinkTimings.from_dict(cfg["link"]),
+        self.link = PicoLink(serial_port or None, timings=timings,
                              on_status=self._on_status, on_state=self._on_link)
         self._worker = threading.Thread(target=self._work, name="floor-serial", daemon=True)
         self._worker.start()
         self.link.start()
 
+    @classmethod
+    def from_config(cls, section: Section, *, serial_port: str | None = None,
+                    timings: LinkTimings | None = None) -> "SerialForestFloor":
+        """From the ``[forest_floor]`` section; ``serial_port`` overrides the configured one
+        (a simulated Pico's pseudo-terminal)."""
+        return cls(ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
+                   top_speed=section["top_speed"], acceleration=section["acceleration"],
+                   homing_speed=section["homing_speed"],
+                   invert_direction=section["invert_direction"],
+                   serial_port=section["serial_port"] if serial_port is None else serial_port,
+                   timings=timings)
+
     # --- the ForestFloor interface -------------------------------------------
-    def rotate(self, ants: int, direction: str) -> None:
-        sign = 1 if self.signed_ants(ants, direction) >= 0 else -1
-        self._ask_move(sign * ants * self.steps_per_ant, {"ants": ants, "direction": direction})
-
-    def move_steps(self, steps: int) -> None:
-        """Nudge by motor steps (calibration); clockwise for positive steps."""
-        self._ask_move(steps, {"steps": steps})
-
-    def home(self) -> None:
-        with self._lock:
-            self._goal = 0.0
-            self._awaiting_home = True
-            self._begin(HOMING, {"home": True})
-        self._notify()
-        self._jobs.put(("home", self._stop_generation))
-
     def stop(self) -> None:
         with self._lock:
             self._stop_generation += 1
-            self._pending_move = self._awaiting_home = False
+            self._pending_move = False
+            self._homes_answered = self._homes_asked
             self._finish_move("stopped")
         if self.link.state == CONNECTED:
             self.link.submit(P.STOP, callback=self._after_stop)
         self._notify()
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until the floor rests (idle or fault); False if still busy after ``timeout``."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._status_cond:
-            while self.state not in (IDLE, FAULT):
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._status_cond.wait(0.05 if left is None else min(left, 0.05))
-        return True
 
     @property
     def position(self) -> float:
@@ -130,7 +109,6 @@ class SerialForestFloor(ForestFloor):
             "homed": bool(self._pico and self._pico["homed"]) and not self._resyncing,
             "steps": self._pico["position"] if self._pico else None,
             "goal": round((self._goal / self.steps_per_ant) % self.ants_around, 3),
-            "last_move": dict(self.last_move) if self.last_move else None,
             "link": {"state": self.link.state, "message": self.link.message, "port": self.link.port,
                      "firmware": hello.get("firmware"), "protocol": hello.get("protocol"),
                      "rtt": self.link.rtt_summary()},
@@ -142,47 +120,72 @@ class SerialForestFloor(ForestFloor):
         self.link.close()
         self._worker.join(timeout=3)
 
-    # --- bookkeeping (lock held) ------------------------------------------------
-    def _ask_move(self, steps: float, move: dict[str, Any]) -> None:
-        with self._lock:
-            self._goal += steps
-            self._pending_move = True
-            self._begin(MOVING, move)
-            generation = self._stop_generation
-        self._notify()
-        self._jobs.put(("move", generation))
+    # --- planning (lock held): the host keeps the goal, the worker tells the Pico -------
+    def _check_free(self) -> None:
+        """Never busy: a turn asked for while another runs moves the goal on."""
 
-    def _begin(self, state: str, move: dict[str, Any]) -> None:
-        if self.fault_code != "wrong_firmware":
-            self.state, self.fault, self.fault_code = state, None, None
-        self.last_move = dict(move, result="moving")
+    def _plan_turn(self, ants: int) -> Launch:
+        return self._plan_move(ants * self.steps_per_ant)
 
-    def _finish_move(self, result: str) -> None:
-        if self.last_move and self.last_move["result"] == "moving":
-            self.last_move["result"] = result
+    def _plan_steps(self, steps: int) -> Launch:
+        return self._plan_move(float(steps))
+
+    def _plan_move(self, steps: float) -> Launch:
+        self._goal += steps
+        self._pending_move = True
+        return self._job("move")
+
+    def _plan_home(self) -> Launch:
+        self._goal = 0.0
+        self._homes_asked += 1
+        return self._job("home")
+
+    def _job(self, kind: str) -> Launch:
+        job = (kind, self._stop_generation)
+        return lambda: self._jobs.put(job)
+
+    def _begin_move(self, state: str, move: Move) -> None:
+        fault = self.fault
+        super()._begin_move(state, move)
+        if self.fault_code == "wrong_firmware":
+            # nothing turns until the right firmware is flashed: the floor stays in fault
+            self.state, self.fault = FAULT, fault
+        else:
+            self.fault_code = None
 
     def _set_fault(self, code: str | None) -> None:
         self.fault_code = code
         self.fault = FAULTS.get(code, code) if code else None
 
     def _derive_state(self) -> bool:
-        """State, fault and last_move from the Pico's last word and what we asked since."""
+        """State, fault and last_move from the Pico's last word and what we asked since.
+
+        A word the Pico sent before it heard our latest command describes the floor
+        before that command: it may say "idle" or "fault" about the last move, but it
+        must never end the new one. So until the Pico answers a HOME (or confirms the
+        goal of a turn) the floor stays homing (moving), whatever older statuses say.
+        """
         pico = self._pico
         if self.link.state == WRONG_FIRMWARE:
             self.state = FAULT
             self._set_fault("wrong_firmware")
         elif pico is not None:
             state = P.STATE_NAMES[pico["state"]]
-            if state == IDLE and (self._resyncing or self._awaiting_home):
+            if state in (IDLE, FAULT) and self._homes_asked > self._homes_answered:
+                state = HOMING      # from before our HOME: not the end of this homing
+            elif state == IDLE and self._resyncing:
                 state = HOMING      # connected, but not homed and back at the goal yet
-            elif state == IDLE and self._pending_move:
+            elif state in (IDLE, FAULT) and self._pending_move:
                 state = MOVING      # asked to turn; the Pico just has not heard yet
             self.state = state
-            self._set_fault(P.FAULT_NAMES[pico["fault"]] if pico["fault"] < len(P.FAULT_NAMES) else "fault")
+            code = pico["fault"]
+            self._set_fault(None if state != FAULT else
+                            P.FAULT_NAMES[code] if code < len(P.FAULT_NAMES) else "fault")
         if self.state == FAULT:
             self._finish_move("fault")
         elif self.state == IDLE:
             self._finish_move("done")
+        self._changed.notify_all()
         seen = (self.state, self.fault, pico and pico["position"], pico and pico["homed"],
                 self._resyncing, self.last_move and self.last_move["result"])
         changed, self._seen = seen != self._seen, seen
@@ -191,8 +194,6 @@ class SerialForestFloor(ForestFloor):
     def _rederive(self) -> None:
         with self._lock:
             changed = self._derive_state()
-        with self._status_cond:
-            self._status_cond.notify_all()
         if changed:
             self._notify()
 
@@ -223,7 +224,7 @@ class SerialForestFloor(ForestFloor):
                 self._pending_move = False
         self._rederive()
 
-    def _after_stop(self, pending) -> None:
+    def _after_stop(self, pending: Pending) -> None:
         if pending.reply is not None:
             with self._lock:
                 self._goal = float(pending.reply.status["target"])
@@ -242,7 +243,9 @@ class SerialForestFloor(ForestFloor):
                 elif token != self._stop_generation:
                     continue        # asked for before the stop button: never start it now
                 elif kind == "home":
-                    self._home_and_wait()
+                    with self._lock:
+                        asked = self._homes_asked
+                    self._home_and_wait(asked)
                 elif kind == "move":
                     self._move()
             except (LinkDown, TimeoutError) as exc:
@@ -281,22 +284,30 @@ class SerialForestFloor(ForestFloor):
         if self._pending_move:
             self._move()
 
-    def _home_and_wait(self) -> bool:
-        """HOME and wait until homing ends. True when the floor is homed."""
-        try:
-            self.link.request(P.HOME)
-        finally:
-            with self._lock:
-                self._awaiting_home = False
+    def _home_and_wait(self, asked: int | None = None) -> bool:
+        """HOME and wait until homing ends. True when the floor is homed.
+
+        ``asked``: the home() calls this HOME answers (None: a homing of the resync,
+        which the game did not ask for).
+        """
+        def answered(pending: Pending) -> None:
+            # On the link's thread, right after the reply's own status and before any
+            # later one: from here on the Pico's words are about this homing.
+            if asked is not None:
+                with self._lock:
+                    self._homes_answered = max(self._homes_answered, asked)
+                self._rederive()
+
+        self.link.submit(P.HOME, callback=answered).wait(5.0)
         # Statuses arrive in the Pico's order, so the first one after the HOME reply
         # that is not "homing" is the end of this homing.
         deadline = time.monotonic() + 2.4 * self.steps_per_rev / self.home_speed + 3
-        with self._status_cond:
+        with self._changed:
             while self._pico is None or self._pico["state"] == P.HOMING:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.link.state != CONNECTED:
                     return False
-                self._status_cond.wait(min(left, 0.1))
+                self._changed.wait(min(left, 0.1))
             return bool(self._pico["homed"])
 
     def _move(self) -> None:

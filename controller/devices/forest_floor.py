@@ -1,14 +1,21 @@
-"""The forest floor of Im großen Zauberwald: one interface, several back-ends.
+"""The forest floor, the disc that turns under the board: one interface, several back-ends.
 
 Back-ends: simulated (moves over time), GPIO step/dir through gpiozero, and
 serial through the Pi Pico firmware. The table hands them engine effects such as
 ``{"device": "forest_floor", "op": "rotate", "ants": 3, "direction": "clockwise"}``.
+
+``ForestFloor`` keeps what every back-end shares: the interface (``rotate``,
+``move_steps``, ``home``), the bookkeeping of the current move (``last_move``: which
+move, and whether it is still ``moving`` or ended ``done``, ``stopped`` or ``fault``),
+``wait_idle`` and the status listeners. A back-end only plans and runs its own motion
+(``_plan_turn``, ``_plan_steps``, ``_plan_home``, ``stop``, ``position``).
 """
 from __future__ import annotations
 
 import threading
 from typing import Any, Callable
 
+from ..contracts import Effect
 from .base import Device
 
 CLOCKWISE = "clockwise"
@@ -16,6 +23,20 @@ COUNTER_CLOCKWISE = "counter_clockwise"
 DIRECTIONS = (CLOCKWISE, COUNTER_CLOCKWISE)
 
 IDLE, MOVING, HOMING, FAULT = "idle", "moving", "homing", "fault"
+RESULTS = ("moving", "done", "stopped", "fault")
+
+Move = dict[str, Any]
+"""``{"ants": 3, "direction": "clockwise"}``, ``{"steps": 25}`` or ``{"home": True}``,
+plus ``"result"`` (one of ``RESULTS``) once it is the floor's ``last_move``."""
+
+Listener = Callable[[dict[str, Any]], None]
+Launch = Callable[[], None]
+"""What a back-end's plan returns: sets the planned motion going (called without the lock,
+after the listeners heard "moving")."""
+
+
+class FloorBusy(RuntimeError):
+    """A move was asked for while the floor is still turning or homing."""
 
 
 class ForestFloor(Device):
@@ -23,21 +44,35 @@ class ForestFloor(Device):
 
     name = "forest_floor"
 
-    def __init__(self, ants_around: int = 16):
-        self.ants_around = ants_around
-        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+    def __init__(self, ants_around: int, steps_per_ant: float):
+        if ants_around < 1:
+            raise ValueError("ants_around must be at least 1")
+        if steps_per_ant <= 0:
+            raise ValueError("steps_per_ant must be positive (run `potionpi calibrate floor`)")
+        self.ants_around = int(ants_around)
+        self.steps_per_ant = float(steps_per_ant)
+        self._listeners: list[Listener] = []
         self._lock = threading.Lock()
+        # notified (lock held) whenever the state may have changed: wait_idle waits on it
+        self._changed = threading.Condition(self._lock)
         self.state = IDLE
         self.fault: str | None = None
+        self.last_move: Move | None = None
 
-    # --- the interface ------------------------------------------------------
+    # --- the interface --------------------------------------------------------
     def rotate(self, ants: int, direction: str) -> None:
         """Start turning ``ants`` ants; returns at once, status goes moving → idle."""
-        raise NotImplementedError
+        signed = self.signed_ants(ants, direction)
+        self._start_move(MOVING, {"ants": ants, "direction": direction},
+                         lambda: self._plan_turn(signed))
+
+    def move_steps(self, steps: int) -> None:
+        """Nudge by motor steps (calibration); clockwise for positive steps."""
+        self._start_move(MOVING, {"steps": steps}, lambda: self._plan_steps(steps))
 
     def home(self) -> None:
         """Find the home mark; status goes homing → idle, or fault."""
-        raise NotImplementedError
+        self._start_move(HOMING, {"home": True}, self._plan_home)
 
     def stop(self) -> None:
         """Halt at once (the tablet's big stop button)."""
@@ -47,7 +82,30 @@ class ForestFloor(Device):
     def position(self) -> float:
         raise NotImplementedError
 
-    # --- shared plumbing ----------------------------------------------------
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the floor rests (idle or fault); False if still busy after ``timeout``."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.state not in (MOVING, HOMING), timeout)
+
+    def on_change(self, listener: Listener) -> None:
+        """Call ``listener(status)`` whenever state or position changes."""
+        self._listeners.append(listener)
+
+    def status(self) -> dict[str, Any]:
+        return {"simulated": self.simulated, "state": self.state,
+                "position": round(self.position, 3), "ants_around": self.ants_around,
+                "fault": self.fault,
+                "last_move": dict(self.last_move) if self.last_move else None}
+
+    def handle_effect(self, effect: Effect) -> None:
+        op = effect.get("op")
+        if op == "rotate":
+            self.rotate(int(effect["ants"]), effect["direction"])
+        elif op == "home":
+            self.home()
+        elif op == "stop":
+            self.stop()
+
     @staticmethod
     def signed_ants(ants: int, direction: str) -> int:
         """``ants`` with a sign: clockwise positive. ValueError names what is allowed."""
@@ -57,25 +115,52 @@ class ForestFloor(Device):
             raise ValueError("ants must be zero or more")
         return ants if direction == CLOCKWISE else -ants
 
-    def on_change(self, listener: Callable[[dict[str, Any]], None]) -> None:
-        """Call ``listener(status)`` whenever state or position changes."""
-        self._listeners.append(listener)
+    # --- what a back-end writes: its own motion (each called with the lock held) ----
+    def _plan_turn(self, ants: int) -> Launch:
+        """Plan a turn of ``ants`` whole ants (clockwise positive)."""
+        raise NotImplementedError
+
+    def _plan_steps(self, steps: int) -> Launch:
+        """Plan a nudge of ``steps`` motor steps (clockwise positive)."""
+        raise NotImplementedError
+
+    def _plan_home(self) -> Launch:
+        """Plan the search for the home mark."""
+        raise NotImplementedError
+
+    def _check_free(self) -> None:
+        """Refuse a new move while one runs (a back-end that queues moves allows it)."""
+        if self.state in (MOVING, HOMING):
+            raise FloorBusy("the forest floor is still turning")
+
+    # --- the shared bookkeeping -------------------------------------------------
+    def _start_move(self, state: str, move: Move, plan: Callable[[], Launch]) -> None:
+        with self._lock:
+            self._check_free()
+            self._begin_move(state, move)
+            launch = plan()
+        self._notify()          # "moving" reaches listeners before any position from the motion
+        launch()
+
+    def _begin_move(self, state: str, move: Move) -> None:
+        """A move starts (lock held): the floor is busy and ``last_move`` says "moving"."""
+        self.state, self.fault = state, None
+        self.last_move = dict(move, result="moving")
+
+    def _finish_move(self, result: str) -> None:
+        """The current move ended (lock held). Its result is written once: a later word
+        about the floor (a status repeated, a stop after the fault) changes nothing."""
+        if self.last_move is not None and self.last_move["result"] == "moving":
+            self.last_move["result"] = result
+
+    def _come_to_rest(self, result: str, fault: str | None = None) -> None:
+        """The motion ended (lock held): idle, or fault with ``fault`` saying why."""
+        self.state = FAULT if result == "fault" else IDLE
+        self.fault = fault if result == "fault" else None
+        self._finish_move(result)
+        self._changed.notify_all()
 
     def _notify(self) -> None:
         status = self.status()
         for listener in list(self._listeners):
             listener(status)
-
-    def status(self) -> dict[str, Any]:
-        return {"simulated": self.simulated, "state": self.state,
-                "position": round(self.position, 3), "ants_around": self.ants_around,
-                "fault": self.fault}
-
-    def handle_effect(self, effect: dict[str, Any]) -> None:
-        op = effect.get("op")
-        if op == "rotate":
-            self.rotate(int(effect["ants"]), effect["direction"])
-        elif op == "home":
-            self.home()
-        elif op == "stop":
-            self.stop()

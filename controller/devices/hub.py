@@ -2,68 +2,85 @@
 
 ``--sim`` (or no GPIO on this machine) gives simulated twins that run the same device
 code on gpiozero's MockFactory pins; otherwise the real cauldron on the configured pin
-factory and the configured forest-floor back-end.
+factory and the configured forest-floor back-end. Each device class reads its own
+config section (``from_config``); this module only picks the class.
+
+The hub names no game: what the devices should hold after a new game or a restart
+comes from the running game's ``device_sync`` effects, and the floor reports a finished
+turn only to a game that has a ``floor_turned`` action.
 """
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from ..config import Config
+from ..contracts import Effect, NoticeSink, Sink
 from .base import Device
+from .forest_floor import ForestFloor
+
+if TYPE_CHECKING:
+    from ..table import Table
 
 log = logging.getLogger(__name__)
+
+Say = Callable[[str], None]
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
 class DeviceHub:
     """The devices of one table: ``cauldron``, ``forest_floor`` (either may be None)."""
 
     def __init__(self, *, simulated: bool, cauldron: Device | None = None,
-                 forest_floor: Device | None = None, extras: list[Any] | None = None):
+                 forest_floor: ForestFloor | None = None, extras: list[Closable] | None = None):
         self.simulated = simulated
         self.cauldron = cauldron
         self.forest_floor = forest_floor
-        self._extras = extras or []     # things to close that are not devices (a simulated Pico)
+        self._extras: list[Closable] = extras or []   # closed with the devices (a simulated Pico)
         self._closed = False
 
     @classmethod
-    def build(cls, config: Config, *, sim: bool, table=None, sim_mcu: bool = False,
-              say: Callable[[str], None] = print) -> "DeviceHub":
+    def build(cls, config: Config, *, sim: bool, table: Table | None = None,
+              sim_mcu: bool = False, say: Say = print) -> "DeviceHub":
+        """The configured devices. With a ``table`` they are wired to it both ways —
+        sensor actions and notices to the table, its effects to the devices — and put
+        in step with the running game (``table.device_sync()``)."""
         sink = table.sensor if table is not None else None
         notice = table.notice if table is not None else None
         hub = cls(simulated=sim)
         try:
-            hub.cauldron = _build_cauldron(config, sim, sink, notice)
-            hub.forest_floor = _build_floor(config, sim, sim_mcu, hub._extras, say)
+            hub.cauldron = build_cauldron(config, sim=sim, sink=sink, on_notice=notice)
+            hub.forest_floor = build_floor(config, sim=sim, sim_mcu=sim_mcu,
+                                           extras=hub._extras, say=say)
         except Exception:
             hub.close()
             raise
         if table is not None:
             if hub.forest_floor is not None:
                 hub.forest_floor.on_change(FloorReporter(table))
-            if table.session() is not None:
-                hub.handle_effect({"device": "*", "op": "sync", "session": table.session()})
+            table.on_effect(hub.handle_effect)
+            table.device_sync()
         return hub
 
     @property
     def devices(self) -> list[Device]:
         return [d for d in (self.cauldron, self.forest_floor) if d is not None]
 
-    def handle_effect(self, effect: dict[str, Any]) -> None:
-        """Route an engine effect to its device; ``"*"`` effects (sync) go to all of them."""
+    def handle_effect(self, effect: Effect) -> None:
+        """Route an engine effect to its device; ``"*"`` effects go to every device."""
         target = effect.get("device")
-        if target == "*" and effect.get("op") == "sync":
-            self._sync(effect["session"])
-            return
         for device in self.devices:
             if target in ("*", device.name):
                 device.handle_effect(effect)
 
     def status(self) -> dict[str, Any]:
         out: dict[str, Any] = {"simulated": self.simulated}
-        for name, device in (("cauldron", self.cauldron), ("forest_floor", self.forest_floor)):
-            out[name] = device.status() if device is not None else None
+        out["cauldron"] = self.cauldron.status() if self.cauldron is not None else None
+        out["forest_floor"] = self.forest_floor.status() if self.forest_floor is not None else None
         return out
 
     def close(self) -> None:
@@ -81,19 +98,6 @@ class DeviceHub:
             except Exception:
                 log.exception("closing %r failed", extra)
 
-    # --- internals -------------------------------------------------------------
-    def _sync(self, session: dict[str, Any]) -> None:
-        """After a new game or a restart, put simulated balls where the game says they are."""
-        cauldron = self.cauldron
-        if cauldron is None or not getattr(cauldron, "simulated", False):
-            return
-        state = session.get("state") or {}
-        counts = state.get("cauldron") if session.get("game") == "mirakel-mix" else None
-        if isinstance(counts, dict):
-            cauldron.set_contents(counts)
-        else:
-            cauldron.reset()
-
 
 class FloorReporter:
     """Tells the table when the floor finished a turn (or could not), as a sensor would.
@@ -102,7 +106,7 @@ class FloorReporter:
     a floor lock is never held while waiting for the table lock.
     """
 
-    def __init__(self, table):
+    def __init__(self, table: Table):
         self.table = table
         self._moving = False
 
@@ -120,8 +124,8 @@ class FloorReporter:
         threading.Thread(target=self._report, args=(result, status.get("fault")), daemon=True).start()
 
     def _report(self, result: str, fault: str | None) -> None:
-        session = self.table.session()
-        if session is None or session["game"] != "zauberwald":
+        # Only a game that waits for the floor hears of it (one with a "floor_turned" action).
+        if not self.table.accepts("floor_turned"):
             return
         if result == "done":
             self.table.sensor({"type": "floor_turned"})
@@ -131,32 +135,30 @@ class FloorReporter:
                                "turn it the rest of the way by hand, then tap done."})
 
 
-def _build_cauldron(config: Config, sim: bool, sink, notice):
+def build_cauldron(config: Config, *, sim: bool, sink: Sink | None = None,
+                   on_notice: NoticeSink | None = None) -> Device | None:
+    """The simulated cauldron (``sim``), the real one if ``[cauldron] enabled``, else None."""
     if sim:
         from .sim_cauldron import SimulatedCauldron
         return SimulatedCauldron.from_config(config["simulation"], config["cauldron"],
-                                             sink=sink, on_notice=notice)
+                                             sink=sink, on_notice=on_notice)
     section = config["cauldron"]
     if not section["enabled"]:
         return None
     from .cauldron import Cauldron
-    from .colour_sensor import make_colour_sensor
     from .pins import make_pin_factory
-    return Cauldron(section["encoder_a"], section["encoder_b"], section["beam"],
-                    pin_factory=make_pin_factory(config["gpio"]["pin_factory"]),
-                    detents_per_rev=section["detents_per_revolution"],
-                    reverse=section["encoder_reverse"],
-                    beam_dark="low" if section["beam_active_low"] else "high",
-                    beam_pull_up=True if section["beam_active_low"] else False,
-                    glitch_s=section["glitch_ms"] / 1000.0,
-                    stuck_s=section["stuck_beam_seconds"],
-                    max_rev_per_s=section["max_turns_per_second"],
-                    colour_sensor=make_colour_sensor(section),
-                    sink=sink, on_notice=notice)
+    return Cauldron.from_config(section, pin_factory=make_pin_factory(config["gpio"]["pin_factory"]),
+                                sink=sink, on_notice=on_notice)
 
 
-def _build_floor(config: Config, sim: bool, sim_mcu: bool, extras: list, say):
-    section = dict(config["forest_floor"])
+def build_floor(config: Config, *, sim: bool, sim_mcu: bool, extras: list[Closable],
+                say: Say = print) -> ForestFloor | None:
+    """The configured forest-floor back-end, or None when the master turns it by hand.
+
+    ``sim_mcu``: the serial back-end on a simulated Pico, whose handle joins ``extras``
+    to be closed with the devices.
+    """
+    section = config["forest_floor"]
     backend = section["backend"]
     if sim_mcu:
         backend = "serial"
@@ -166,32 +168,18 @@ def _build_floor(config: Config, sim: bool, sim_mcu: bool, extras: list, say):
         return None
     if backend == "sim":
         from .floor_sim import SimulatedForestFloor
-        return SimulatedForestFloor(ants_around=section["ants_around"],
-                                    steps_per_ant=section["steps_per_ant"],
-                                    speed=config["simulation"]["floor_ants_per_second"])
+        return SimulatedForestFloor.from_config(section, config["simulation"])
     if backend == "gpio":
         from .floor_gpio import GpioForestFloor
         from .pins import make_pin_factory
-        return GpioForestFloor(section["step_pin"], section["dir_pin"],
-                               enable_pin=section["enable_pin"],
-                               home_pin=None if section["home_pin"] < 0 else section["home_pin"],
-                               stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
-                               start_speed=section["start_speed"],
-                               homing_speed=section["homing_speed"],
-                               ants_around=section["ants_around"],
-                               steps_per_ant=section["steps_per_ant"],
-                               top_speed=section["top_speed"],
-                               acceleration=section["acceleration"],
-                               invert_direction=section["invert_direction"],
-                               pin_factory=make_pin_factory(config["gpio"]["pin_factory"]))
+        return GpioForestFloor.from_config(section,
+                                           pin_factory=make_pin_factory(config["gpio"]["pin_factory"]))
     from .floor_serial import SerialForestFloor
-    serial_cfg = {k: section[k] for k in ("ants_around", "steps_per_ant", "top_speed",
-                                          "acceleration", "invert_direction", "serial_port")}
+    port = None
     if sim_mcu:
         from ..firmware_tools import start_sim_pico
         port, handle = start_sim_pico(
             steps_per_rev=round(section["ants_around"] * section["steps_per_ant"]))
         extras.append(handle)
-        serial_cfg["serial_port"] = port
         say(f"  forest floor: simulated Pico on {port}")
-    return SerialForestFloor(serial_cfg)
+    return SerialForestFloor.from_config(section, serial_port=port)

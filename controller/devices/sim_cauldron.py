@@ -1,7 +1,7 @@
 """The simulated cauldron: real drops, real ``Cauldron`` code, mock pins.
 
-``SimulatedCauldron`` holds the drop population (18 balls, counts from
-``controller/games/data/mirakel_mix.toml``) and drives a real ``Cauldron`` on
+``SimulatedCauldron`` holds the drop population (``[simulation] drops`` in the config:
+18 balls, 3 of each colour) and drives a real ``Cauldron`` on
 gpiozero ``MockFactory`` pins: turning toggles the encoder's A/B pins in
 quadrature, and a falling drop darkens the beam pin for a few milliseconds
 while the simulated colour sensor sees that ball. So the daemon runs the same
@@ -23,33 +23,21 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from .base import Device, Sink
-from .cauldron import Cauldron, Notice
+from ..contracts import Effect, NoticeSink, Sink
+from .base import Device, Section
+from .cauldron import Cauldron
 from .colour_sensor import SimulatedColourSensor
 
 log = logging.getLogger(__name__)
 
-# Used only when the game data file is missing (DEFAULTS.md: 3 of each of 6 colours).
-DEFAULT_DROPS = {"red": 3, "yellow": 3, "green": 3, "blue": 3, "purple": 3, "orange": 3}
+# The simulation's wiring, not the config's: mock pins numbered like the usual ones,
+# and a beam sensor that pulls low while a ball blocks it.
+MOCK_PINS = (17, 27, 22)
+BALL_PULSE_S = 0.004      # a ball blocks the beam for a few milliseconds
 
 
 class SimulationRefused(ValueError):
     """The simulated cauldron cannot do that (e.g. drop a colour it does not hold)."""
-
-
-def drop_population() -> dict[str, int]:
-    """Colour → number of drops in the game, from the Mirakel Mix data file."""
-    try:
-        from controller.games.base import load_data
-        data = load_data("mirakel_mix")
-    except (FileNotFoundError, ModuleNotFoundError):
-        return dict(DEFAULT_DROPS)
-    if isinstance(data.get("drops"), dict):
-        return {str(colour): int(n) for colour, n in data["drops"].items()}
-    colours = data.get("colors")
-    if isinstance(colours, list) and colours and all("drops" in c for c in colours):
-        return {str(c["id"]): int(c["drops"]) for c in colours}
-    return dict(DEFAULT_DROPS)
 
 
 class SimClock:
@@ -77,17 +65,22 @@ class SimulatedCauldron(Device):
     name = "cauldron"
     simulated = True
 
-    def __init__(self, *, seed: int | None = None, sink: Sink | None = None,
-                 on_notice: Notice | None = None, population: dict[str, int] | None = None,
-                 detents_per_drop: int = 5, detents_per_rev: int = 20,
-                 turn_speed: float = 1.0, colour_sensor: bool = True,
-                 pulse_s: float = 0.004, max_rev_per_s: float = 2.0, stuck_s: float = 1.0,
-                 pins: tuple[int, int, int] = (17, 27, 22)):
+    def __init__(self, *, seed: int | None, population: dict[str, int], detents_per_drop: int,
+                 turn_speed: float, colour_sensor: bool, detents_per_rev: int,
+                 max_rev_per_s: float, stuck_s: float, glitch_s: float,
+                 sink: Sink | None = None, on_notice: NoticeSink | None = None,
+                 pulse_s: float = BALL_PULSE_S):
+        """``population``: colour → drops inside when a game starts. ``turn_speed`` in
+        turns per second; the limits (``detents_per_rev`` ... ``glitch_s``) are the real
+        cauldron's, so the simulation behaves like it."""
         if detents_per_drop < 1:
             raise ValueError(f"detents_per_drop must be at least 1, got {detents_per_drop}")
         if turn_speed <= 0:
             raise ValueError(f"turn_speed must be above 0 revolutions per second, got {turn_speed}")
-        self.population = dict(population) if population is not None else drop_population()
+        if pulse_s <= glitch_s:
+            raise ValueError(f"a simulated ball ({pulse_s * 1000:g} ms) must block the beam longer "
+                             f"than the glitch limit ({glitch_s * 1000:g} ms)")
+        self.population = dict(population)
         self.detents_per_drop = detents_per_drop
         self.turn_speed = turn_speed
         self.pulse_s = pulse_s
@@ -99,27 +92,32 @@ class SimulatedCauldron(Device):
         self._stock = threading.Lock()     # the balls; never held while pins move
         self.pin_factory = MockFactory()
         self.colour_sensor = SimulatedColourSensor(seed) if colour_sensor else None
-        self.cauldron = Cauldron(*pins, pin_factory=self.pin_factory,
-                                 detents_per_rev=detents_per_rev, stuck_s=stuck_s,
-                                 max_rev_per_s=max_rev_per_s, colour_sensor=self.colour_sensor,
+        self.cauldron = Cauldron(*MOCK_PINS, pin_factory=self.pin_factory,
+                                 detents_per_rev=detents_per_rev, reverse=False,
+                                 beam_pull_up=True, beam_dark="low", glitch_s=glitch_s,
+                                 stuck_s=stuck_s, max_rev_per_s=max_rev_per_s,
+                                 colour_sensor=self.colour_sensor,
                                  sink=sink, on_notice=on_notice, clock=self.clock)
-        self._pin_a, self._pin_b, self._pin_beam = (self.pin_factory.pin(p) for p in pins)
+        self._pin_a, self._pin_b, self._pin_beam = (self.pin_factory.pin(p) for p in MOCK_PINS)
 
     @classmethod
-    def from_config(cls, simulation: dict[str, Any], cauldron: dict[str, Any] | None = None,
-                    *, sink: Sink | None = None, on_notice: Notice | None = None):
-        """From the ``[simulation]`` section (seed, detents_per_drop) and ``[cauldron]``
-        (detents per revolution and the limits, so the simulation behaves like the real one).
-        The simulated cauldron always has a simulated colour sensor unless
-        ``simulation["colour_sensor"]`` is false."""
-        cauldron = cauldron or {}
-        return cls(seed=simulation.get("seed"), sink=sink, on_notice=on_notice,
-                   detents_per_drop=int(simulation.get("detents_per_drop", 5)),
-                   turn_speed=float(simulation.get("turn_speed", 1.0)),
-                   colour_sensor=bool(simulation.get("colour_sensor", True)),
-                   detents_per_rev=int(cauldron.get("detents_per_revolution", 20)),
-                   max_rev_per_s=float(cauldron.get("max_turns_per_second", 2.0)),
-                   stuck_s=float(cauldron.get("stuck_beam_seconds", 1.0)))
+    def from_config(cls, simulation: Section, cauldron: Section, *, sink: Sink | None = None,
+                    on_notice: NoticeSink | None = None) -> "SimulatedCauldron":
+        """From the ``[simulation]`` section (seed, drops, turning, colour sensor) and
+        ``[cauldron]`` (detents per revolution and the limits, so the simulation behaves
+        like the real one). ``simulation["colour_sensor"]`` false: drops come without a
+        colour and the tablet asks, as on a cauldron without a sensor."""
+        glitch_s = cauldron["glitch_ms"] / 1000.0
+        return cls(seed=simulation["seed"], population=simulation["drops"],
+                   detents_per_drop=simulation["detents_per_drop"],
+                   turn_speed=simulation["turn_speed"],
+                   colour_sensor=simulation["colour_sensor"],
+                   detents_per_rev=cauldron["detents_per_revolution"],
+                   max_rev_per_s=cauldron["max_turns_per_second"],
+                   stuck_s=cauldron["stuck_beam_seconds"], glitch_s=glitch_s,
+                   # a ball must outlast the glitch limit, or no simulated drop would count
+                   pulse_s=max(BALL_PULSE_S, 2 * glitch_s),
+                   sink=sink, on_notice=on_notice)
 
     # consumers may be wired after construction (the table starts after devices)
     @property
@@ -131,11 +129,11 @@ class SimulatedCauldron(Device):
         self.cauldron.sink = value
 
     @property
-    def on_notice(self) -> Notice | None:
+    def on_notice(self) -> NoticeSink | None:
         return self.cauldron.on_notice
 
     @on_notice.setter
-    def on_notice(self, value: Notice | None) -> None:
+    def on_notice(self, value: NoticeSink | None) -> None:
         self.cauldron.on_notice = value
 
     # --- the balls ----------------------------------------------------------------
@@ -158,14 +156,22 @@ class SimulatedCauldron(Device):
 
     def set_contents(self, counts: dict[str, int]) -> None:
         """Hold exactly these drops (after a restart: where the game says they are)."""
+        unknown = [c for c in counts if c not in self.population]
+        if unknown:
+            log.warning("the simulated cauldron has no drops of colour %s; left out",
+                        ", ".join(map(repr, unknown)))
         with self._stock:
             self._contents = collections.Counter(
                 {c: int(n) for c, n in counts.items() if c in self.population and int(n) > 0})
             self._countdown = self._next_countdown()
 
-    def handle_effect(self, effect: dict[str, Any]) -> None:
+    def handle_effect(self, effect: Effect) -> None:
+        """``reset`` (every drop back in), ``set_contents`` (hold exactly these), ``fill``
+        (drops emptied back in) and ``unfill`` (an undone emptying takes them out again)."""
         op = effect.get("op")
-        if op == "fill":
+        if op == "set_contents":
+            self.set_contents(effect.get("contents", {}))
+        elif op == "fill":
             with self._stock:
                 for colour in effect.get("drops", []):
                     if colour not in self.population:
@@ -233,10 +239,10 @@ class SimulatedCauldron(Device):
             self.cauldron.flush()
         return {"detents": int(detents), "drops": fallen}
 
-    def drop(self, color: str | None = None) -> str:
+    def drop(self, colour: str | None = None) -> str:
         """Let one drop fall now: the named colour, or a random one of those inside."""
         with self._drive:
-            colour = self._take(color)
+            colour = self._take(colour)
             self._pulse_beam(colour)
             self.cauldron.flush()
         return colour

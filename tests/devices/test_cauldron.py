@@ -8,11 +8,16 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from controller.config import section
 from controller.devices.cauldron import DISPENSING, MIXING, Cauldron
 from controller.devices.colour_sensor import ColourClassifier, SimulatedColourSensor
 from controller.devices.sim_cauldron import SimClock
 
 A, B, BEAM = 17, 27, 22
+# What the default [cauldron] section gives (test_the_default_section_gives_these_settings
+# keeps the two in step); each test names what it changes.
+SETTINGS = dict(detents_per_rev=20, reverse=False, beam_pull_up=True, beam_dark="low",
+                glitch_s=0.001, stuck_s=1.0, max_rev_per_s=2.0)
 
 
 class Table:
@@ -47,7 +52,7 @@ def rig():
     made = []
 
     def make(**kwargs):
-        kwargs.setdefault("clock", clock)
+        kwargs = {"clock": clock, **SETTINGS, **kwargs}
         cauldron = Cauldron(A, B, BEAM, pin_factory=factory, sink=table.sink,
                             on_notice=table.notices.append, **kwargs)
         made.append(cauldron)
@@ -247,8 +252,8 @@ def test_drop_carries_the_colour_the_sensor_saw(rig):
         sensor.present(colour)
         pulse(rig, 0.004)
         cauldron.flush()
-    assert rig.table.drops() == [{"type": "drop", "color": c} for c in ("blue", "orange", "red")]
-    assert cauldron.status()["last_drop_color"] == "red"
+    assert rig.table.drops() == [{"type": "drop", "colour": c} for c in ("blue", "orange", "red")]
+    assert cauldron.status()["last_drop_colour"] == "red"
 
 
 def test_uncalibrated_colour_sensor_leaves_the_colour_to_the_tablet(rig):
@@ -432,12 +437,24 @@ def test_bad_settings_are_refused_with_a_reason(rig):
         rig.make(glitch_s=2.0, stuck_s=1.0)
 
 
+def test_the_default_section_gives_these_settings(rig):
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=rig.factory)
+    try:
+        assert cauldron.colour_sensor is None          # the default: no colour sensor
+        assert {name: getattr(cauldron, name) for name in
+                ("detents_per_rev", "reverse", "glitch_s", "stuck_s", "max_rev_per_s")} == \
+            {name: SETTINGS[name] for name in
+             ("detents_per_rev", "reverse", "glitch_s", "stuck_s", "max_rev_per_s")}
+        assert cauldron.beam_dark is False             # pulled up: light until a ball passes
+        assert cauldron.status()["beam"] == "clear"
+    finally:
+        cauldron.close()
+
+
 def test_from_config_reads_the_cauldron_section(rig):
-    from controller.config import Config
-    section = dict(Config.defaults()["cauldron"])
-    section.update(detents_per_revolution=4, glitch_ms=2.0, stuck_beam_seconds=0.5,
-                   encoder_reverse=True)
-    cauldron = Cauldron.from_config(section, pin_factory=rig.factory, sink=rig.table.sink,
+    cauldron = Cauldron.from_config(section("cauldron", detents_per_revolution=4, glitch_ms=2.0,
+                                            stuck_beam_seconds=0.5, encoder_reverse=True),
+                                    pin_factory=rig.factory, sink=rig.table.sink,
                                     on_notice=rig.table.notices.append, clock=rig.clock)
     try:
         assert cauldron.colour_sensor is None          # the default: no colour sensor
@@ -455,7 +472,7 @@ def test_from_config_reads_the_cauldron_section(rig):
 
 
 def test_from_config_beam_active_high(rig):
-    cauldron = Cauldron.from_config({"beam_active_low": False}, pin_factory=rig.factory,
+    cauldron = Cauldron.from_config(section("cauldron", beam_active_low=False), pin_factory=rig.factory,
                                     sink=rig.table.sink, clock=rig.clock)
     try:
         pulse(rig, 0.004, dark_low=False)

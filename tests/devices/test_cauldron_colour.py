@@ -6,6 +6,7 @@ import sys
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from controller.config import section
 from controller.devices.calibrate_colours import (CalibrationCancelled, learned_colours_toml,
                                                   run_colour_calibration)
 from controller.devices.cauldron import Cauldron
@@ -103,7 +104,7 @@ def test_bad_gain_or_integration_time_is_refused():
 def test_without_smbus2_the_error_says_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "smbus2", None)
     with pytest.raises(ColourSensorError, match="pip install smbus2"):
-        make_colour_sensor({"colour_sensor": "tcs34725"})
+        make_colour_sensor(section("cauldron", colour_sensor="tcs34725"))
 
 
 def test_colour_sensor_none_means_none():
@@ -165,7 +166,7 @@ def test_calibration_learns_each_colour_from_real_beam_drops():
     """The beam waiter is a real Cauldron on mock pins; a 'hand' drops the asked colour."""
     factory = MockFactory()
     clock = SimClock(real=False)
-    cauldron = Cauldron(pin_factory=factory, clock=clock)
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory, clock=clock)
     sensor = SimulatedColourSensor(seed=5)
     beam = factory.pin(22)
     maker = Maker()

@@ -2,6 +2,7 @@
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from controller.config import section
 from controller.devices.floor_calibrate import BIG_NUDGE, CalibrationAborted, calibrate_floor, parse_nudge
 from controller.devices.floor_gpio import GpioForestFloor
 from controller.devices.floor_sim import SimulatedForestFloor
@@ -18,7 +19,7 @@ def test_parse_nudge():
 
 
 def test_nudges_add_to_one_revolution():
-    floor = SimulatedForestFloor(speed=2000.0, tick=0.001, steps_per_ant=100)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100, speed=2000.0, tick=0.001)
     said = []
     result = calibrate_floor(floor, scripted("+", "++", "-3", "what?", ""), said.append)
     assert result.nudged == 1 + 10 - 3
@@ -31,21 +32,21 @@ def test_nudges_add_to_one_revolution():
 
 
 def test_lined_up_at_once_keeps_the_guess():
-    floor = SimulatedForestFloor(speed=2000.0, tick=0.001)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100, speed=2000.0, tick=0.001)
     result = calibrate_floor(floor, scripted("ok"), lambda s: None, steps_per_ant_guess=50)
     assert result.steps_per_ant == 50 and result.nudged == 0
     floor.close()
 
 
 def test_giving_up_saves_nothing():
-    floor = SimulatedForestFloor(speed=2000.0, tick=0.001)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100, speed=2000.0, tick=0.001)
     with pytest.raises(CalibrationAborted):
         calibrate_floor(floor, scripted("+", "q"), lambda s: None)
     floor.close()
 
 
 def test_a_fault_aborts():
-    floor = SimulatedForestFloor(speed=2000.0, tick=0.001)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100, speed=2000.0, tick=0.001)
     floor.fail_next("home")
     with pytest.raises(CalibrationAborted, match="home not found"):
         calibrate_floor(floor, scripted(""), lambda s: None)
@@ -54,8 +55,10 @@ def test_a_fault_aborts():
 
 def test_on_gpio_the_pulses_are_the_revolution_plus_the_nudges():
     factory = MockFactory()
-    floor = GpioForestFloor(17, 27, enable_pin=22, steps_per_ant=3, top_speed=20000, start_speed=5000,
-                            acceleration=1e6, pin_factory=factory)
+    floor = GpioForestFloor.from_config(
+        section("forest_floor", step_pin=17, dir_pin=27, enable_pin=22, home_pin=-1,
+                steps_per_ant=3.0, top_speed=20000.0, start_speed=5000.0, acceleration=5e5),
+        pin_factory=factory)
     step = factory.pin(17)
     step.clear_states()
     result = calibrate_floor(floor, scripted("++", "-", "-", ""), lambda s: None)

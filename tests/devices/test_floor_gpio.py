@@ -39,8 +39,9 @@ def factory():
 
 
 def make(factory, **kw):
-    args = dict(enable_pin=ENABLE, steps_per_ant=SPA, top_speed=20000, start_speed=5000,
-                acceleration=1e6, homing_speed=20000, pin_factory=factory)
+    args = dict(enable_pin=ENABLE, home_pin=None, stall_pin=None, ants_around=16, steps_per_ant=SPA,
+                top_speed=20000, start_speed=5000, acceleration=1e6, homing_speed=20000,
+                invert_direction=False, pin_factory=factory)
     args.update(kw)
     return GpioForestFloor(STEP, DIR, **args)
 
@@ -344,3 +345,20 @@ def test_stall_input_becomes_a_fault(factory):
     assert floor.status()["needs_home"] is True
     assert floor.status()["last_move"]["result"] == "fault"
     floor.close()
+
+
+def test_from_config_reads_the_floor_section_and_minus_one_means_not_wired(factory):
+    from controller.config import section
+    floor = GpioForestFloor.from_config(
+        section("forest_floor", step_pin=STEP, dir_pin=DIR, enable_pin=ENABLE, home_pin=-1,
+                stall_pin=STALL_PIN, steps_per_ant=float(SPA), top_speed=20000.0,
+                start_speed=5000.0, homing_speed=20000.0, invert_direction=True),
+        pin_factory=factory)
+    try:
+        assert floor.home_in is None and floor.stall_in is not None
+        assert (floor.ants_around, floor.steps_per_ant, floor.invert_direction) == (16, SPA, True)
+        run(floor, floor.rotate, 2, "clockwise")
+        assert rising_edges(pin(factory, STEP)) == 2 * SPA
+        assert pin(factory, DIR).state is False          # inverted: clockwise is DIR low
+    finally:
+        floor.close()

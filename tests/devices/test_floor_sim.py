@@ -3,12 +3,13 @@ import threading
 
 import pytest
 
+from controller.config import section
 from controller.devices.floor_sim import HOME_NOT_FOUND, STALL, FloorBusy, SimulatedForestFloor
 from controller.devices.forest_floor import FAULT, IDLE, MOVING
 
 
 def fast():
-    return SimulatedForestFloor(speed=400.0, tick=0.001)
+    return SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=400.0, tick=0.001)
 
 
 def test_turns_the_ants_asked_for_and_wraps_round_the_rim():
@@ -26,7 +27,7 @@ def test_turns_the_ants_asked_for_and_wraps_round_the_rim():
 
 
 def test_moves_over_time_so_the_tablet_sees_motion():
-    floor = SimulatedForestFloor(speed=200.0, tick=0.002)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=200.0, tick=0.002)
     seen = []
     floor.on_change(seen.append)
     floor.rotate(4, "clockwise")
@@ -40,7 +41,7 @@ def test_moves_over_time_so_the_tablet_sees_motion():
 
 
 def test_speed_sets_how_far_each_tick_goes():
-    slow, quick = SimulatedForestFloor(speed=50.0, tick=0.002), SimulatedForestFloor(speed=500.0, tick=0.002)
+    slow, quick = SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=50.0, tick=0.002), SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=500.0, tick=0.002)
     counts = []
     for floor in (slow, quick):
         seen = []
@@ -53,7 +54,7 @@ def test_speed_sets_how_far_each_tick_goes():
 
 
 def test_stop_works_mid_move():
-    floor = SimulatedForestFloor(speed=20.0, tick=0.002)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=20.0, tick=0.002)
     moving = threading.Event()
     floor.on_change(lambda s: s["position"] > 0.2 and moving.set())
     floor.rotate(8, "clockwise")
@@ -77,7 +78,7 @@ def test_stop_from_the_first_moving_notice():
 
 
 def test_busy_floor_refuses_a_second_move():
-    floor = SimulatedForestFloor(speed=1.0, tick=0.01)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=1.0, tick=0.01)
     floor.rotate(4, "clockwise")
     with pytest.raises(FloorBusy):
         floor.rotate(1, "clockwise")
@@ -130,5 +131,17 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         floor.fail_next("fire")
     with pytest.raises(ValueError):
-        SimulatedForestFloor(speed=0)
+        SimulatedForestFloor(ants_around=16, steps_per_ant=100.0, speed=0)
     floor.close()
+
+
+def test_from_config_reads_the_floor_and_simulation_sections():
+    floor = SimulatedForestFloor.from_config(section("forest_floor", ants_around=12, steps_per_ant=50.0),
+                                             section("simulation", floor_ants_per_second=30.0))
+    try:
+        assert (floor.ants_around, floor.steps_per_ant, floor.speed) == (12, 50.0, 30.0)
+        floor.move_steps(100)                            # two ants at 50 steps an ant
+        assert floor.wait_idle(10) and floor.position == 2.0
+        assert floor.status()["last_move"] == {"steps": 100, "result": "done"}
+    finally:
+        floor.close()

@@ -6,6 +6,7 @@ import sys
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from controller.config import section
 from controller.devices import pins
 from controller.devices.cauldron import Cauldron
 from controller.devices.sim_cauldron import SimClock
@@ -17,7 +18,8 @@ def test_mock_factory_drives_a_real_cauldron():
     assert isinstance(factory, MockFactory)
     seen = []
     clock = SimClock(real=False)
-    cauldron = Cauldron(17, 27, 22, pin_factory=factory, sink=seen.append, clock=clock)
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory, sink=seen.append,
+                                    clock=clock)
     try:
         beam = factory.pin(22)
         beam.drive_low()

@@ -6,11 +6,20 @@ import threading
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from controller.devices.sim_cauldron import (DEFAULT_DROPS, SimClock, SimulatedCauldron,
-                                             SimulationRefused, drop_population)
-from controller.games.base import load_data
+from controller.config import ConfigError, section
+from controller.devices.sim_cauldron import SimClock, SimulatedCauldron, SimulationRefused
 
 COLOURS = ["red", "yellow", "green", "blue", "purple", "orange"]
+CAULDRON_KEYS = {"detents_per_rev": "detents_per_revolution", "max_rev_per_s": "max_turns_per_second"}
+
+
+def simulated(*, sink=None, on_notice=None, **settings):
+    """A simulated cauldron from the default config; ``settings`` name keys of
+    [simulation] or (by their short names in CAULDRON_KEYS) of [cauldron]."""
+    cauldron = {CAULDRON_KEYS[k]: settings.pop(k) for k in list(settings) if k in CAULDRON_KEYS}
+    return SimulatedCauldron.from_config(section("simulation", **settings),
+                                         section("cauldron", **cauldron),
+                                         sink=sink, on_notice=on_notice)
 
 
 class Table:
@@ -21,7 +30,7 @@ class Table:
         self.actions.append(action)
 
     def drops(self):
-        return [a.get("color") for a in self.actions if a["type"] == "drop"]
+        return [a.get("colour") for a in self.actions if a["type"] == "drop"]
 
 
 @pytest.fixture
@@ -34,7 +43,7 @@ def make(table):
     made = []
 
     def make(**kwargs):
-        sim = SimulatedCauldron(sink=table.sink, on_notice=table.notices.append, **kwargs)
+        sim = simulated(sink=table.sink, on_notice=table.notices.append, **kwargs)
         made.append(sim)
         return sim
 
@@ -43,18 +52,39 @@ def make(table):
         sim.close()
 
 
-def test_population_comes_from_the_game_data_file():
-    data = load_data("mirakel_mix")
-    expected = {c["id"]: c["drops"] for c in data["colors"]}
-    assert drop_population() == expected
-    assert sum(expected.values()) == 18
+def test_the_default_population_is_the_boxed_game_18_drops_3_of_each_colour():
+    assert section("simulation")["drops"] == {c: 3 for c in COLOURS}
 
 
 def test_a_new_cauldron_holds_all_18_drops(make):
     sim = make(seed=1)
     assert sim.contents() == {c: 3 for c in COLOURS}
     assert sim.total() == 18
-    assert DEFAULT_DROPS == {c: 3 for c in COLOURS}
+
+
+def test_the_population_comes_from_the_config(make):
+    sim = make(seed=1, drops={"red": 5, "blue": 2})
+    assert sim.contents() == {"red": 5, "blue": 2}
+    sim.turn(30)
+    sim.handle_effect({"device": "*", "op": "reset"})
+    assert sim.contents() == {"red": 5, "blue": 2}
+    with pytest.raises(SimulationRefused, match="choose one of red, blue"):
+        sim.drop("green")
+
+
+def test_a_colour_the_sensor_cannot_show_is_a_config_error():
+    with pytest.raises(ConfigError, match="simulation.drops"):
+        section("simulation", drops={"pink": 3})
+
+
+def test_set_contents_holds_exactly_where_the_game_says_the_drops_are(make):
+    sim = make(seed=1)
+    sim.handle_effect({"device": "cauldron", "op": "set_contents",
+                       "contents": {"red": 1, "blue": 0, "green": 3, "mauve": 2}})
+    assert {c: n for c, n in sim.contents().items() if n} == {"red": 1, "green": 3}
+    assert sim.total() == 4
+    sim.handle_effect({"device": "*", "op": "reset"})       # a new game: every drop back in
+    assert sim.total() == 18
 
 
 def test_turning_clockwise_lets_drops_fall_every_few_detents(make, table):
@@ -96,7 +126,7 @@ def test_the_seed_decides(make):
 def test_drop_now_with_a_named_colour(make, table):
     sim = make(seed=2)
     assert sim.drop("purple") == "purple"
-    assert table.actions == [{"type": "drop", "color": "purple"}]
+    assert table.actions == [{"type": "drop", "colour": "purple"}]
     assert sim.contents()["purple"] == 2
 
 
@@ -159,12 +189,12 @@ def test_without_a_colour_sensor_the_tablet_must_ask(make, table):
 
 
 def test_consumers_can_be_wired_after_start(table):
-    sim = SimulatedCauldron(seed=1)
+    sim = simulated(seed=1)
     try:
         sim.drop("green")
         sim.sink = table.sink
         sim.drop("green")
-        assert table.actions == [{"type": "drop", "color": "green"}]
+        assert table.actions == [{"type": "drop", "colour": "green"}]
     finally:
         sim.close()
 
@@ -186,7 +216,7 @@ def test_status_for_healthz(make):
     assert status["contents"]["orange"] == 2
     assert status["total"] == 17
     assert status["beam"] == "clear"
-    assert status["last_drop_color"] == "orange"
+    assert status["last_drop_colour"] == "orange"
     assert status["last_drop_at"] is not None
 
 
@@ -212,7 +242,7 @@ ops = st.one_of(
 @given(seed=st.integers(0, 10_000), steps=st.lists(ops, max_size=12))
 def test_every_ball_is_accounted_for(seed, steps):
     table = Table()
-    sim = SimulatedCauldron(seed=seed, sink=table.sink)
+    sim = simulated(seed=seed, sink=table.sink)
     added = {c: 0 for c in COLOURS}
     try:
         for op, arg in steps:
@@ -253,16 +283,14 @@ def test_close_releases_the_mock_pins(make):
     sim.close()
     sim.close()
     from controller.devices.cauldron import Cauldron
-    again = Cauldron(17, 27, 22, pin_factory=sim.pin_factory)
+    again = Cauldron.from_config(section("cauldron"), pin_factory=sim.pin_factory)
     again.close()
 
 
 def test_from_config(table):
-    from controller.config import Config
-    defaults = Config.defaults()
-    simulation = dict(defaults["simulation"], detents_per_drop=1, colour_sensor=False)
-    cauldron = dict(defaults["cauldron"], detents_per_revolution=24)
-    sim = SimulatedCauldron.from_config(simulation, cauldron, sink=table.sink)
+    sim = SimulatedCauldron.from_config(section("simulation", detents_per_drop=1, colour_sensor=False),
+                                        section("cauldron", detents_per_revolution=24),
+                                        sink=table.sink)
     try:
         assert sim.cauldron.detents_per_rev == 24
         assert len(sim.turn(10)["drops"]) == 10  # one drop per detent
@@ -272,12 +300,19 @@ def test_from_config(table):
 
 
 def test_from_default_config_drops_carry_colours(table):
-    from controller.config import Config
-    defaults = Config.defaults()
-    sim = SimulatedCauldron.from_config(defaults["simulation"], defaults["cauldron"],
-                                        sink=table.sink)
+    sim = SimulatedCauldron.from_config(section("simulation"), section("cauldron"), sink=table.sink)
     try:
         fallen = sim.turn(40)["drops"]
         assert fallen and table.drops() == fallen
+    finally:
+        sim.close()
+
+
+def test_a_long_glitch_limit_still_lets_simulated_drops_count(table):
+    sim = SimulatedCauldron.from_config(section("simulation"), section("cauldron", glitch_ms=6.0),
+                                        sink=table.sink)
+    try:
+        sim.drop("red")
+        assert table.drops() == ["red"]
     finally:
         sim.close()

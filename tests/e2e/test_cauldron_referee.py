@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from controller.config import section
 from controller.devices.cauldron import Cauldron
 from controller.devices.colour_sensor import SimulatedColourSensor
 from controller.devices.sim_cauldron import SimClock
@@ -23,9 +24,10 @@ class Rig:
         self.factory = MockFactory()
         self.clock = SimClock(real=False)
         self.sensor = SimulatedColourSensor(seed=1)
-        self.cauldron = Cauldron(A, B, BEAM, pin_factory=self.factory, clock=self.clock,
-                                 colour_sensor=self.sensor, sink=self.table.sensor,
-                                 on_notice=self.table.notice)
+        self.cauldron = Cauldron.from_config(section("cauldron", encoder_a=A, encoder_b=B, beam=BEAM),
+                                             pin_factory=self.factory, clock=self.clock,
+                                             colour_sensor=self.sensor, sink=self.table.sensor,
+                                             on_notice=self.table.notice)
         self.beam = self.factory.pin(BEAM)
 
     def pulse(self, seconds: float, colour: str | None = None) -> None:
@@ -82,7 +84,7 @@ def test_a_real_turn_by_beam_pulses(rig):
     assert drops_where(rig.state()) == (12, 6)
     log = rig.table.store.actions(rig.table.session()["id"])
     sensed = [e["action"] for e in log if e["source"] == "sensor"]
-    assert len(sensed) == 4 and all(a["type"] == "drop" and a["color"] for a in sensed)
+    assert len(sensed) == 4 and all(a["type"] == "drop" and a["colour"] for a in sensed)
 
 
 def test_a_fifth_drop_is_a_warning_not_a_change(rig):

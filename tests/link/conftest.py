@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from controller.config import section
 from controller.devices.floor_serial import SerialForestFloor
 from controller.devices.pico_link import LinkTimings
 from controller.devices.sim_pico import Faults, SimPico
@@ -35,16 +36,21 @@ def sim():
     pico.close()
 
 
+def serial_floor(port, link=None, **settings):
+    """A floor from the [forest_floor] section with quick test speeds on ``port``;
+    ``settings`` override its keys (``homing_speed``, ...), ``link`` the FAST timings."""
+    cfg = {"ants_around": ANTS, "steps_per_ant": float(STEPS_PER_ANT), "top_speed": 4000.0,
+           "acceleration": 40000.0, "homing_speed": 1500.0, **settings}
+    return SerialForestFloor.from_config(section("forest_floor", **cfg), serial_port=port,
+                                         timings=LinkTimings.from_dict(dict(FAST, **(link or {}))))
+
+
 @pytest.fixture
 def make_floor(sim):
     made = []
 
-    def make(port=None, **config):
-        cfg = {"ants_around": ANTS, "steps_per_ant": STEPS_PER_ANT, "top_speed": 4000,
-               "acceleration": 40000, "home_speed": 1500, "serial_port": port or sim.port,
-               "link": dict(FAST, **config.pop("link", {}))}
-        cfg.update(config)
-        floor = SerialForestFloor(cfg)
+    def make(port=None, **settings):
+        floor = serial_floor(port or sim.port, **settings)
         made.append(floor)
         return floor
 
