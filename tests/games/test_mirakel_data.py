@@ -4,16 +4,16 @@ from collections import Counter
 import pytest
 
 from controller.games.base import load_data
-from controller.games.mirakel_cave import Cave
+from controller.games.mirakel_mix.cave import Cave
 from controller.games.mirakel_mix import MirakelMix
 
-DATA = load_data("mirakel_mix")
+DATA = load_data("controller.games.mirakel_mix")
 
 
 def test_drops_disks_and_cards():
-    assert {c["id"]: c["drops"] for c in DATA["colors"]} == {
+    assert {c["id"]: c["drops"] for c in DATA["colours"]} == {
         "red": 3, "yellow": 3, "green": 3, "blue": 3, "purple": 3, "orange": 3}
-    assert [c["letter"] for c in DATA["colors"]] == ["R", "Y", "G", "B", "P", "O"]
+    assert [c["letter"] for c in DATA["colours"]] == ["R", "Y", "G", "B", "P", "O"]
     assert DATA["game"]["disks_per_player"] == 10
     assert DATA["game"]["bowls"] * DATA["game"]["drops_per_bowl"] == 12
     assert DATA["game"]["cards_per_pile"] * len(DATA["flasks"]) == 36
