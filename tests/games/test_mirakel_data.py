@@ -3,6 +3,7 @@ from collections import Counter
 
 import pytest
 
+from controller.games import plugin
 from controller.games.base import load_data
 from controller.games.mirakel_mix.cave import Cave
 from controller.games.mirakel_mix import MirakelMix
@@ -73,3 +74,11 @@ def test_a_branching_cave_from_the_data_file_is_walked_in_every_direction():
     w = cave.walks("1", 2, {"monster_crypt": 1})
     # Two ways to 3: the open one and the one through the crypt; both are two steps.
     assert w[("3", ())] == 2 and w[("3", ("monster_crypt",))] == 2
+
+
+def test_player_counts_come_from_the_players_table():
+    assert DATA["players"] == {"min": 2, "max": 4}
+    assert "min_players" not in DATA["game"] and "colors" not in DATA
+    game = MirakelMix()
+    assert (game.min_players, game.max_players) == (2, 4)
+    assert plugin("mirakel-mix").players == (2, 4) and plugin("mirakel-mix").engine_class() is MirakelMix

@@ -118,6 +118,7 @@ def _chance(pos: Position, counts: tuple[int, ...], random_left: int, disks: int
         if not n:
             continue
         options = _placements(pos, c, remaining - 1)
+        best: float
         if remaining == 1:  # the last disk of the turn: only what it completes counts
             best = max(o[2] for o in options) if options else done
         else:

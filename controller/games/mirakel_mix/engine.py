@@ -33,6 +33,8 @@ Alert = dict[str, Any]        # one warning: {id, kind, message, colour, stamp}
 
 
 class MirakelMix(MovementRules, Game):
+    """Mirakel Mix on the engine core: one ``_do_<type>`` per action, data from data.toml."""
+
     id = "mirakel-mix"
     name = "Mirakel Mix"
     data_package = "controller.games.mirakel_mix"
@@ -150,7 +152,8 @@ class MirakelMix(MovementRules, Game):
 
     def inside(self, state: State) -> int:
         """Drops physically in the cauldron now."""
-        return sum(state["cauldron"].values()) - self._unnamed(state)
+        counts: dict[str, int] = state["cauldron"]
+        return sum(counts.values()) - self._unnamed(state)
 
     def _turn_bowl(self, state: State) -> Bowl | None:
         b = state["turn"]["bowl"]
