@@ -11,16 +11,17 @@ import random
 import statistics
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from controller.games import mirakel_coach  # noqa: E402
-from controller.games.mirakel_mix import MirakelMix  # noqa: E402
+from controller.games.mirakel_mix import coach as mirakel_coach  # noqa: E402
+from controller.games.mirakel_mix.engine import MirakelMix  # noqa: E402
 
 GAME = MirakelMix()
 
 
-def random_table(rng: random.Random, phase: str):
+def random_table(rng: random.Random, phase: str) -> dict[str, Any]:
     """A 4-player table in ``phase`` with a random lab (each flask 0-3 disks)."""
     s = GAME.setup(["A", "B", "C", "D"], rng.randrange(10**6), {"fill": "random", "coach": True})
     for i in range(4):
@@ -34,13 +35,13 @@ def random_table(rng: random.Random, phase: str):
     if phase == "place_disk":
         s, _ = GAME.apply(s, {"type": "empty_bowl", "bowl": rng.randrange(3)})
         colours = [c for c, n in s["cauldron"].items() for _ in range(n)]
-        s, _ = GAME.apply(s, {"type": "drop", "color": rng.choice(colours)})
+        s, _ = GAME.apply(s, {"type": "drop", "colour": rng.choice(colours)})
     return s
 
 
 def time_coach(phase: str, n: int = 150) -> list[float]:
     rng = random.Random(phase)
-    times = []
+    times: list[float] = []
     for _ in range(n):
         s = random_table(rng, phase)
         if s["phase"] != phase:
@@ -55,7 +56,7 @@ def time_coach(phase: str, n: int = 150) -> list[float]:
 def replay_time(actions: int = 200) -> tuple[int, float]:
     rng = random.Random(1)
     s = GAME.setup(["A", "B", "C", "D"], 1, {})
-    log = []
+    log: list[dict[str, Any]] = []
     while len(log) < actions and GAME.outcome(s) is None:
         legal = [a for a in GAME.legal_actions(s) if a["type"] != "undo"]
         a = rng.choice(legal)

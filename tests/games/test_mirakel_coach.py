@@ -14,7 +14,7 @@ def game():
 
 def started(game, coach=True):
     s = game.setup(["Ann", "Ben"], seed=1, options={"coach": coach})
-    s = play(game, s, *[{"type": "drop", "color": c} for c in BOWLS])
+    s = play(game, s, *[{"type": "drop", "colour": c} for c in BOWLS])
     return play(game, s, {"type": "place_apprentice", "space": "S1"}, {"type": "place_apprentice", "space": "S2"})
 
 
@@ -25,7 +25,7 @@ def brute_force(game, s):
                    for a in game.legal_actions(s) if a["type"] == "place_disk")
     if s["phase"] == "dispense":
         total = sum(s["cauldron"].values())
-        return sum(n / total * brute_force(game, game.apply(s, {"type": "drop", "color": c})[0])
+        return sum(n / total * brute_force(game, game.apply(s, {"type": "drop", "colour": c})[0])
                    for c, n in s["cauldron"].items() if n)
     return len(s["turn"]["completed"]) if s["stage"] == "move" else 0
 
@@ -41,7 +41,7 @@ def test_chances_come_from_the_known_cauldron(game):
 
 
 def test_the_coach_suggests_the_disk_that_completes_a_potion(game):
-    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "color": "red"})
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "colour": "red"})
     for i in (1, 2, 3):
         s["lab"]["flame_wall"][i] = 1
         s["disks"][1] -= 1
@@ -60,8 +60,8 @@ def test_the_coach_agrees_with_a_plain_search_over_the_engine(game, drops_before
         s["lab"][f][i] = 1
         s["disks"][1] -= 1
     for c, (f, i) in list(zip(["red", "purple"], [("monster_crypt", 3), ("poison_pit", 3)]))[:drops_before]:
-        s = play(game, s, {"type": "drop", "color": c}, {"type": "place_disk", "flask": f, "space": i})
-    s = play(game, s, {"type": "drop", "color": "orange"})
+        s = play(game, s, {"type": "drop", "colour": c}, {"type": "place_disk", "flask": f, "space": i})
+    s = play(game, s, {"type": "drop", "colour": "orange"})
     coach = game.view(s)["coach"]
     for option in coach["options"]:
         after = game.apply(s, {"type": "place_disk", "flask": option["flask"], "space": option["space"]})[0]
@@ -85,6 +85,6 @@ def test_the_coach_compares_the_bowls_at_the_start_of_a_turn(game):
 def test_with_no_disk_left_the_coach_expects_nothing_more(game):
     s = play(game, started(game), {"type": "empty_bowl", "bowl": 0})
     s["disks"][0] = 0
-    s = play(game, s, {"type": "drop", "color": "red"})
+    s = play(game, s, {"type": "drop", "colour": "red"})
     coach = game.view(s)["coach"]
     assert coach["suggestion"] is None and coach["expected"] == 0

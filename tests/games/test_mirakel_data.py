@@ -3,17 +3,18 @@ from collections import Counter
 
 import pytest
 
+from controller.games import plugin
 from controller.games.base import load_data
-from controller.games.mirakel_cave import Cave
+from controller.games.mirakel_mix.cave import Cave
 from controller.games.mirakel_mix import MirakelMix
 
-DATA = load_data("mirakel_mix")
+DATA = load_data("controller.games.mirakel_mix")
 
 
 def test_drops_disks_and_cards():
-    assert {c["id"]: c["drops"] for c in DATA["colors"]} == {
+    assert {c["id"]: c["drops"] for c in DATA["colours"]} == {
         "red": 3, "yellow": 3, "green": 3, "blue": 3, "purple": 3, "orange": 3}
-    assert [c["letter"] for c in DATA["colors"]] == ["R", "Y", "G", "B", "P", "O"]
+    assert [c["letter"] for c in DATA["colours"]] == ["R", "Y", "G", "B", "P", "O"]
     assert DATA["game"]["disks_per_player"] == 10
     assert DATA["game"]["bowls"] * DATA["game"]["drops_per_bowl"] == 12
     assert DATA["game"]["cards_per_pile"] * len(DATA["flasks"]) == 36
@@ -73,3 +74,11 @@ def test_a_branching_cave_from_the_data_file_is_walked_in_every_direction():
     w = cave.walks("1", 2, {"monster_crypt": 1})
     # Two ways to 3: the open one and the one through the crypt; both are two steps.
     assert w[("3", ())] == 2 and w[("3", ("monster_crypt",))] == 2
+
+
+def test_player_counts_come_from_the_players_table():
+    assert DATA["players"] == {"min": 2, "max": 4}
+    assert "min_players" not in DATA["game"] and "colors" not in DATA
+    game = MirakelMix()
+    assert (game.min_players, game.max_players) == (2, 4)
+    assert plugin("mirakel-mix").players == (2, 4) and plugin("mirakel-mix").engine_class() is MirakelMix

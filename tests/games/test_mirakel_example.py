@@ -22,7 +22,7 @@ MERLINA, HOUDINI, BALDUIN, MAGIANCA = range(4)
 
 
 def example_game():
-    data = copy.deepcopy(load_data("mirakel_mix"))
+    data = copy.deepcopy(load_data("controller.games.mirakel_mix"))
     spaces = [str(i) for i in range(1, 13)]
     data["caves"] = [{
         "id": "example", "players": [2, 3, 4], "start": ["S1", "S2", "S3", "S4"], "exit": "exit",
@@ -56,7 +56,7 @@ def before_merlinas_turn():
     bowls = ["yellow", "red", "red", "blue",
              "green", "green", "green", "purple",
              "purple", "purple", "orange", "orange"]
-    s, _ = play_effects(game, s, *[{"type": "drop", "color": c} for c in bowls])
+    s, _ = play_effects(game, s, *[{"type": "drop", "colour": c} for c in bowls])
     s, _ = play_effects(game, s, *[{"type": "place_apprentice", "space": f"S{i}"} for i in range(1, 5)])
     # The table as the example finds it.
     s["apprentices"] = ["1", "4", "10", "6"]
@@ -80,25 +80,25 @@ def test_the_rulebook_example_turn(before_merlinas_turn):
     assert effects == [{"device": "cauldron", "op": "fill", "drops": ["yellow", "red", "red", "blue"]}]
 
     # A yellow drop: a disk on a yellow space of her choice.
-    s, _ = play_effects(game, s, {"type": "drop", "color": "yellow"})
+    s, _ = play_effects(game, s, {"type": "drop", "colour": "yellow"})
     assert sorted((a["flask"], a["space"]) for a in legal(game, s, "place_disk")) == \
         [("double_speed", 3), ("place_swap", 2)]
     s, _ = play_effects(game, s, {"type": "place_disk", "flask": "place_swap", "space": 2})
 
     # A red drop: only one red space is left, so that is where the disk goes.
-    s, _ = play_effects(game, s, {"type": "drop", "color": "red"})
+    s, _ = play_effects(game, s, {"type": "drop", "colour": "red"})
     assert legal(game, s, "place_disk") == [{"flask": "flame_wall", "space": 0}]
     s, _ = play_effects(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 0})
 
     # Another red: no red space left, so any free space; she picks green and completes a potion.
-    s, _ = play_effects(game, s, {"type": "drop", "color": "red"})
+    s, _ = play_effects(game, s, {"type": "drop", "colour": "red"})
     assert game.view(s)["prompt"] == "Merlina Pinkana: no red space is free, put a disk on any free space"
     assert {"flask": "poison_pit", "space": 1} in legal(game, s, "place_disk")
     s, _ = play_effects(game, s, {"type": "place_disk", "flask": "poison_pit", "space": 1})
     assert game.view(s)["lab"][1]["complete"] is True
 
     # The last drop is blue and completes another potion.
-    s, _ = play_effects(game, s, {"type": "drop", "color": "blue"})
+    s, _ = play_effects(game, s, {"type": "drop", "colour": "blue"})
     s, _ = play_effects(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 3})
 
     # Two completed potions: one card from each pile for Merlina.

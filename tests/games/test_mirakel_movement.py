@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from controller.games.base import IllegalAction
+from controller.games.base import IllegalAction, InvalidAction
 from controller.games.mirakel_mix import MirakelMix
 from mirakel_support import play
 
@@ -38,7 +38,7 @@ def moving(game, positions, queue, cards=None, n=3):
     s["active"] = queue[0][0]
     s["movement"] = {"queue": [{"seat": a, "steps": b} for a, b in queue], "used": 0,
                      "double": False, "moved": False}
-    game._settle(s)
+    game.advance(s)
     return s
 
 
@@ -51,17 +51,23 @@ def go(to, spend=(), double=False):
     return {"type": "move", "to": to, "spend": list(spend), "double_speed": double}
 
 
-def refused(game, s, action, words):
+def refused(game, s, action, words, exc_type=IllegalAction):
+    """A rule refuses ``action`` (IllegalAction, or InvalidAction for a malformed one),
+    naming the rule, and nothing changes."""
     before = copy.deepcopy(s)
-    with pytest.raises(IllegalAction) as exc:
+    with pytest.raises(exc_type) as exc:
         game.apply(s, action)
     assert words in str(exc.value), str(exc.value)
     assert s == before
 
 
+def malformed(game, s, action, words):
+    refused(game, s, action, words, InvalidAction)
+
+
 def finish_turn(game, s, drops_and_spaces):
-    for color, (flask, index) in drops_and_spaces:
-        s = play(game, s, {"type": "drop", "color": color}, {"type": "place_disk", "flask": flask, "space": index})
+    for colour, (flask, index) in drops_and_spaces:
+        s = play(game, s, {"type": "drop", "colour": colour}, {"type": "place_disk", "flask": flask, "space": index})
     return s
 
 
@@ -72,7 +78,7 @@ def lab_ready(game, n=4, active=0):
     s["active"] = active
     s["bowls"][0] = ["blue", "purple", "red", "yellow"]
     others = [c for b in s["bowls"][1:] for c in b]
-    s["cauldron"] = {c: 3 - others.count(c) - s["bowls"][0].count(c) for c in game.colors}
+    s["cauldron"] = {c: 3 - others.count(c) - s["bowls"][0].count(c) for c in game.colours}
     assert min(s["cauldron"].values()) >= 0  # the seed's other bowls leave room for these drops
     layout = {("flame_wall", 0): 1, ("flame_wall", 1): 1, ("flame_wall", 2): (active + 2) % n,
               ("poison_pit", 0): 1, ("poison_pit", 1): active, ("poison_pit", 2): active}
@@ -174,7 +180,7 @@ def test_several_obstacles_in_one_move(game):
 
 def test_refusals_name_the_rule(game):
     s = moving(game, ["4", "S1", "S2"], [(0, 1)], cards={0: {"double_speed": 1}})
-    refused(game, s, go("space-x"), "no cave space")
+    malformed(game, s, go("space-x"), "no cave space")
     refused(game, s, go("4"), "already there")
     refused(game, s, go("7"), "7 is 3 steps away; you may move 1")
     refused(game, s, go("5", ["flame_wall"]), "do not have enough flame wall")
@@ -183,9 +189,13 @@ def test_refusals_name_the_rule(game):
     refused(game, s, go("5", ["poison_pit"]), "do not have enough poison pit")
     s = moving(game, ["4", "S1", "S2"], [(0, 1)], cards={0: {"poison_pit": 1}})
     refused(game, s, go("5", ["poison_pit"]), "no poison pit lies on your way to 5")
-    refused(game, s, {"type": "move", "to": "5", "spend": "x", "double_speed": False}, "a list")
+    malformed(game, s, {"type": "move", "to": "5", "spend": "x", "double_speed": False}, "a list")
+    malformed(game, s, {"type": "move", "to": "5", "spend": ["dragon"], "double_speed": False}, "no potion card")
+    malformed(game, s, {"type": "move", "to": "5", "spend": [], "double_speed": "yes"}, "true or false")
+    malformed(game, s, {"type": "move", "to": None, "spend": ["poison_pit"]}, "gives up no potion")
+    malformed(game, s, {"type": "move", "to": ["5"]}, "no cave space")
     refused(game, s, {"type": "empty_bowl", "bowl": 0}, "start of your turn")
-    refused(game, s, {"type": "move"}, "names where to go")
+    malformed(game, s, {"type": "move"}, "names where to go")
     t = start(game)
     refused(game, t, go("1"), "nobody is moving")
 
@@ -253,7 +263,8 @@ def test_place_swap_refusals(game):
     refused(game, s, {"type": "place_swap", "space": "9"}, "adjacent space")
     refused(game, s, {"type": "place_swap", "space": "8"}, "nobody stands on 8")
     s = moving(game, ["7", "8", "S2"], [(0, 1)], cards={0: {"place_swap": 1}})
-    refused(game, s, {"type": "place_swap", "space": "8", "spend": True}, "costs the place-swap potion, nothing else")
+    malformed(game, s, {"type": "place_swap", "space": "8", "spend": True}, '"spend" is a list of potion cards')
+    malformed(game, s, {"type": "place_swap", "space": 8}, "no cave space")
     refused(game, s, {"type": "place_swap", "space": "8", "spend": ["flame_wall"]}, "nothing else")
     s = moving(game, ["7", "8", "S2"], [(0, 1)])
     refused(game, s, {"type": "place_swap", "space": "8"}, "no place-swap potion")
@@ -290,7 +301,7 @@ def test_the_first_apprentice_out_of_the_cave_wins_at_once_even_when_not_active(
     assert ("exit", [], False) in moves(game, s)
     s = play(game, s, go("exit"))
     out = game.outcome(s)
-    assert out["winners"] == [1] and "P1" in out["reason"]
+    assert out.winners == (1,) and out.reason == "left_the_cave" and "P1" in out.message
     v = game.view(s)
     assert v["phase"] == "finished" and v["prompt"] == "P1 has left the cave and wins!"
     assert v["movement"] is None and s["apprentices"][2] == "13"  # P2 never moved

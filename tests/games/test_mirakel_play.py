@@ -11,18 +11,18 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from controller.games.base import IllegalAction
+from controller.games.base import Refusal
 from controller.games.mirakel_mix import MirakelMix
 
 GAME = MirakelMix()
-COLORS = GAME.colors
+COLOURS = GAME.colours
 FLASKS = GAME.flasks
 MAX_ACTIONS = 1200
 
 
 def check_bookkeeping(s):
     bowls = s["bowls"]
-    for c in COLORS:
+    for c in COLOURS:
         in_bowls = sum(b.count(c) for b in bowls)
         assert s["cauldron"][c] >= 0
         assert s["cauldron"][c] + in_bowls == 3, f"{c} drops lost"
@@ -66,7 +66,7 @@ def random_candidate(rng, s):
     if kind == "empty_bowl":
         return {"type": kind, "bowl": rng.randrange(-1, 4)}
     if kind == "name_drop":
-        return {"type": kind, "color": rng.choice(COLORS + ["pink"])}
+        return {"type": kind, "colour": rng.choice(COLOURS + ["pink"])}
     if kind == "move":
         spend = rng.sample(GAME.obstacles, rng.randrange(0, 3))
         return {"type": kind, "to": rng.choice(spaces), "spend": spend, "double_speed": rng.random() < 0.3}
@@ -75,7 +75,7 @@ def random_candidate(rng, s):
     if kind in ("dismiss_warning", "fix_drop"):
         a = {"type": kind, "id": rng.randrange(0, 6)}
         if kind == "fix_drop":
-            a["color"] = rng.choice(COLORS)
+            a["colour"] = rng.choice(COLOURS)
             if rng.random() < 0.5:
                 a["bowl"] = rng.randrange(0, 3)
         return a
@@ -87,7 +87,7 @@ def sensor_event(rng, s):
     if r < 0.5:
         return {"type": "drop"}  # beam only, colour unknown
     if r < 0.9:
-        return {"type": "drop", "color": rng.choice(COLORS)}  # maybe impossible: becomes a warning
+        return {"type": "drop", "colour": rng.choice(COLOURS)}  # maybe impossible: becomes a warning
     return {"type": "sensor_fault", "message": "beam stuck dark for 2 s"}
 
 
@@ -123,7 +123,7 @@ def play_game(n_players, seed, options, check_all=True, noise=0.03, max_actions=
         bad = random_candidate(rng, s)
         if norm(bad) not in keys:
             before = fingerprint(s)
-            with pytest.raises(IllegalAction):
+            with pytest.raises(Refusal):
                 GAME.apply(s, bad)
             assert fingerprint(s) == before
         s, effects = GAME.apply(s, choose(rng, s, legal, noise))
@@ -133,7 +133,7 @@ def play_game(n_players, seed, options, check_all=True, noise=0.03, max_actions=
         assert isinstance(effects, list)
     out = GAME.outcome(s)
     if out is not None:
-        w = out["winners"][0]
+        w = out.winners[0]
         assert s["apprentices"][w] == GAME.cave_of(s).exit
         assert s["phase"] == "finished"
         assert [a["type"] for a in GAME.legal_actions(s)] in ([], ["dismiss_warning"] * len(s["warnings"]))
@@ -191,7 +191,7 @@ JUNK = [None, 3, -1, "x", [], ["red"], {"a": 1}, True, 2.5, "exit", "S1"]
 @settings(max_examples=60, deadline=None)
 @given(kind=st.sampled_from(["drop", "name_drop", "place_apprentice", "empty_bowl", "place_disk", "pass_disk",
                              "move", "place_swap", "undo", "dismiss_warning", "fix_drop", "sensor_fault"]),
-       fields=st.dictionaries(st.sampled_from(["color", "space", "bowl", "flask", "to", "spend", "double_speed",
+       fields=st.dictionaries(st.sampled_from(["colour", "space", "bowl", "flask", "to", "spend", "double_speed",
                                                "id", "message"]), st.sampled_from(JUNK), max_size=4),
        at=st.integers(0, 200))
 def test_junk_actions_are_refused_in_words_or_handled(kind, fields, at):
@@ -204,7 +204,7 @@ def test_junk_actions_are_refused_in_words_or_handled(kind, fields, at):
     before = fingerprint(s)
     try:
         s2, _ = GAME.apply(s, dict(fields, type=kind))
-    except IllegalAction as exc:
+    except Refusal as exc:
         assert str(exc)
         assert fingerprint(s) == before
     else:

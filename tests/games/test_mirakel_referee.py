@@ -14,7 +14,7 @@ def game():
 
 def started(game):
     s = game.setup(["Ann", "Ben"], seed=1, options={})
-    s, _ = play_effects(game, s, *[{"type": "drop", "color": c} for c in BOWLS])
+    s, _ = play_effects(game, s, *[{"type": "drop", "colour": c} for c in BOWLS])
     s, _ = play_effects(game, s, {"type": "place_apprentice", "space": "S1"}, {"type": "place_apprentice", "space": "S2"})
     return s
 
@@ -27,7 +27,7 @@ def game_part(s):
 def four_drops(game, s):
     for c, (f, i) in zip(["red", "red", "yellow", "purple"],
                          [("flame_wall", 0), ("monster_crypt", 3), ("flame_wall", 1), ("poison_pit", 3)]):
-        s, _ = play_effects(game, s, {"type": "drop", "color": c})
+        s, _ = play_effects(game, s, {"type": "drop", "colour": c})
         if c != "purple":
             s, _ = play_effects(game, s, {"type": "place_disk", "flask": f, "space": i})
     return s
@@ -41,7 +41,7 @@ def fixes(game, s):
 def test_a_fifth_drop_is_a_warning_not_a_drop(game):
     s, _ = play_effects(game, started(game), {"type": "empty_bowl", "bowl": 0})
     s = four_drops(game, s)                      # the 4th disk is not placed yet
-    s2, effects = play_effects(game, s, {"type": "drop", "color": "orange"})
+    s2, effects = play_effects(game, s, {"type": "drop", "colour": "orange"})
     assert game_part(s2) == game_part(s) and effects == []
     w = game.view(s2)["warnings"]
     assert [x["kind"] for x in w] == ["fifth_drop"] and "fifth drop" in w[0]["message"]
@@ -53,14 +53,14 @@ def test_a_fifth_drop_is_a_warning_not_a_drop(game):
 
 def test_a_drop_before_a_bowl_is_chosen_offers_to_record_the_bowl(game):
     s = started(game)
-    s2, effects = play_effects(game, s, {"type": "drop", "color": "red"})
+    s2, effects = play_effects(game, s, {"type": "drop", "colour": "red"})
     assert effects == [] and game_part(s2) == game_part(s)
     w = game.view(s2)["warnings"][0]
     assert w["kind"] == "outside_turn" and "before Ann chose a bowl" in w["message"]
     # Red can only have come out if bowl 0 (red, red, red, yellow) went in: purple/orange remain.
     assert w["fixes"] == [{"type": "dismiss_warning", "id": 1},
-                          {"type": "fix_drop", "id": 1, "bowl": 0, "color": "red"}]
-    s3, effects = play_effects(game, s2, {"type": "fix_drop", "id": 1, "bowl": 0, "color": "red"})
+                          {"type": "fix_drop", "id": 1, "bowl": 0, "colour": "red"}]
+    s3, effects = play_effects(game, s2, {"type": "fix_drop", "id": 1, "bowl": 0, "colour": "red"})
     assert effects == [{"device": "cauldron", "op": "fill", "drops": ["red", "red", "red", "yellow"]}]
     assert s3["bowls"][0] == ["red"] and s3["phase"] == "place_disk" and s3["warnings"] == []
     assert s3["cauldron"]["red"] == 2
@@ -71,49 +71,49 @@ def test_a_colourless_early_drop_can_be_fixed_and_named(game):
     assert [f.get("bowl") for f in fixes(game, s)] == [None, 0, 1, 2]
     s, _ = play_effects(game, s, {"type": "fix_drop", "id": 1, "bowl": 2})
     assert s["phase"] == "name_drop" and s["turn"]["bowl"] == 2
-    s, _ = play_effects(game, s, {"type": "name_drop", "color": "blue"})
+    s, _ = play_effects(game, s, {"type": "name_drop", "colour": "blue"})
     assert game.view(s)["turn"]["pending"] == "blue"
 
 
 def test_a_colour_the_cauldron_no_longer_holds_is_a_warning_with_other_colours_offered(game):
     s, _ = play_effects(game, started(game), {"type": "empty_bowl", "bowl": 0})   # no blue inside
-    s2, _ = play_effects(game, s, {"type": "drop", "color": "blue"})
+    s2, _ = play_effects(game, s, {"type": "drop", "colour": "blue"})
     assert game_part(s2) == game_part(s)
     w = game.view(s2)["warnings"][0]
-    assert w["kind"] == "color" and "no blue drop" in w["message"]
-    assert {f.get("color") for f in w["fixes"]} == {None, "red", "yellow", "purple", "orange"}
-    s3, _ = play_effects(game, s2, {"type": "fix_drop", "id": 1, "color": "purple"})
+    assert w["kind"] == "colour" and "no blue drop" in w["message"]
+    assert {f.get("colour") for f in w["fixes"]} == {None, "red", "yellow", "purple", "orange"}
+    s3, _ = play_effects(game, s2, {"type": "fix_drop", "id": 1, "colour": "purple"})
     assert s3["bowls"][0] == ["purple"] and s3["cauldron"]["purple"] == 2 and s3["warnings"] == []
 
 
 def test_drops_in_set_up_of_a_used_up_colour_warn_too(game):
     s = game.setup(["Ann", "Ben"], seed=1, options={})
-    s, _ = play_effects(game, s, *[{"type": "drop", "color": "red"}] * 3)
-    s2, _ = play_effects(game, s, {"type": "drop", "color": "red"})
-    assert s2["bowls"][0] == ["red"] * 3 and s2["warnings"][0]["kind"] == "color"
+    s, _ = play_effects(game, s, *[{"type": "drop", "colour": "red"}] * 3)
+    s2, _ = play_effects(game, s, {"type": "drop", "colour": "red"})
+    assert s2["bowls"][0] == ["red"] * 3 and s2["warnings"][0]["kind"] == "colour"
 
 
 def test_drops_while_apprentices_are_placed_or_moving_are_warnings(game):
     s = game.setup(["Ann", "Ben"], seed=1, options={})
-    s, _ = play_effects(game, s, *[{"type": "drop", "color": c} for c in BOWLS])
-    s2, _ = play_effects(game, s, {"type": "drop", "color": "purple"})
+    s, _ = play_effects(game, s, *[{"type": "drop", "colour": c} for c in BOWLS])
+    s2, _ = play_effects(game, s, {"type": "drop", "colour": "purple"})
     assert game_part(s2) == game_part(s) and s2["warnings"][0]["kind"] == "outside_turn"
     assert fixes(game, s2) == [{"type": "dismiss_warning", "id": 1}]
     s = started(game)
     s["stage"] = "move"
     s["movement"] = {"queue": [{"seat": 0, "steps": 1}], "used": 0, "double": False, "moved": False}
-    game._settle(s)
+    game.advance(s)
     s2, _ = play_effects(game, s, {"type": "drop"})
     assert s2["warnings"][0]["kind"] == "fifth_drop" and game_part(s2) == game_part(s)
 
 
 def test_a_thirteenth_drop_while_naming_the_twelfth_is_a_warning(game):
     s = game.setup(["Ann", "Ben"], seed=1, options={})
-    s, _ = play_effects(game, s, *[{"type": "drop", "color": c} for c in BOWLS[:11]], {"type": "drop"})
+    s, _ = play_effects(game, s, *[{"type": "drop", "colour": c} for c in BOWLS[:11]], {"type": "drop"})
     assert s["phase"] == "name_drop"
-    s2, _ = play_effects(game, s, {"type": "drop", "color": "orange"})
+    s2, _ = play_effects(game, s, {"type": "drop", "colour": "orange"})
     assert game_part(s2) == game_part(s) and s2["warnings"][0]["kind"] == "outside_turn"
-    s3, _ = play_effects(game, s2, {"type": "name_drop", "color": "blue"})
+    s3, _ = play_effects(game, s2, {"type": "name_drop", "colour": "blue"})
     assert s3["phase"] == "place_apprentices"
 
 
@@ -128,11 +128,11 @@ def test_sensor_faults_become_warnings(game):
 
 def test_a_fix_goes_stale_once_play_moves_on(game):
     s, _ = play_effects(game, started(game), {"type": "empty_bowl", "bowl": 0})
-    s, _ = play_effects(game, s, {"type": "drop", "color": "blue"})          # misread
-    s, _ = play_effects(game, s, {"type": "drop", "color": "red"})           # play goes on
+    s, _ = play_effects(game, s, {"type": "drop", "colour": "blue"})          # misread
+    s, _ = play_effects(game, s, {"type": "drop", "colour": "red"})           # play goes on
     assert fixes(game, s) == [{"type": "dismiss_warning", "id": 1}]
     with pytest.raises(IllegalAction, match="does not fit the game any more"):
-        game.apply(s, {"type": "fix_drop", "id": 1, "color": "purple"})
+        game.apply(s, {"type": "fix_drop", "id": 1, "colour": "purple"})
     with pytest.raises(IllegalAction, match="no warning 7"):
         game.apply(s, {"type": "dismiss_warning", "id": 7})
 
@@ -141,7 +141,7 @@ def test_a_fix_goes_stale_once_play_moves_on(game):
 def test_undo_takes_back_player_actions_until_the_last_drop(game):
     s0 = started(game)
     s1, _ = play_effects(game, s0, {"type": "empty_bowl", "bowl": 0})
-    s2, _ = play_effects(game, s1, {"type": "drop", "color": "red"})
+    s2, _ = play_effects(game, s1, {"type": "drop", "colour": "red"})
     assert {"type": "undo"} not in game.legal_actions(s2)
     with pytest.raises(IllegalAction, match="nothing to undo since the last drop fell"):
         game.apply(s2, {"type": "undo"})
@@ -185,7 +185,7 @@ def test_undo_a_move_gives_back_the_card_and_the_space(game):
     s["stage"] = "move"
     s["movement"] = {"queue": [{"seat": 0, "steps": 2}, {"seat": 1, "steps": 1}], "used": 0,
                      "double": False, "moved": False}
-    game._settle(s)
+    game.advance(s)
     before = copy.deepcopy(s)
     s, _ = play_effects(game, s, {"type": "move", "to": "4", "spend": ["flame_wall"], "double_speed": False})
     assert s["apprentices"][0] == "4" and s["piles"]["flame_wall"] == 6

@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from controller.games.base import BadSetup, IllegalAction
+from controller.games.base import BadSetup, IllegalAction, InvalidAction
 from controller.games.mirakel_mix import MirakelMix
 from mirakel_support import BOWLS, play
 
@@ -14,7 +14,7 @@ def game():
 
 def filled(game, players=("Ann", "Ben"), bowls=BOWLS):
     s = game.setup(list(players), seed=1, options={})
-    return play(game, s, *[{"type": "drop", "color": c} for c in bowls])
+    return play(game, s, *[{"type": "drop", "colour": c} for c in bowls])
 
 
 def started(game, players=("Ann", "Ben"), bowls=BOWLS):
@@ -22,12 +22,18 @@ def started(game, players=("Ann", "Ben"), bowls=BOWLS):
     return play(game, s, *[{"type": "place_apprentice", "space": f"S{i + 1}"} for i in range(len(players))])
 
 
-def refused(game, state, action, words):
+def refused(game, state, action, words, exc_type=IllegalAction):
+    """The rules refuse ``action`` (IllegalAction, or InvalidAction for a malformed one)
+    in words that name the rule."""
     before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction) as exc:
+    with pytest.raises(exc_type) as exc:
         game.apply(state, action)
     assert words in str(exc.value)
     assert state == before  # a refusal changes nothing
+
+
+def malformed(game, state, action, words):
+    refused(game, state, action, words, InvalidAction)
 
 
 # --- set-up ----------------------------------------------------------------------
@@ -45,10 +51,10 @@ def test_setup_starts_by_filling_the_bowls_with_all_drops_in_the_cauldron(game):
 
 def test_twelve_sensor_drops_fill_bowls_in_order_and_the_rest_stay_known(game):
     s = game.setup(["Ann", "Ben"], seed=3, options={})
-    s = play(game, s, *[{"type": "drop", "color": c} for c in BOWLS[:5]])
+    s = play(game, s, *[{"type": "drop", "colour": c} for c in BOWLS[:5]])
     assert s["bowls"] == [BOWLS[:4], BOWLS[4:5], []]
     assert game.view(s)["prompt"].startswith("Set-up") and "bowl 2" in game.view(s)["prompt"]
-    s = play(game, s, *[{"type": "drop", "color": c} for c in BOWLS[5:]])
+    s = play(game, s, *[{"type": "drop", "colour": c} for c in BOWLS[5:]])
     assert s["bowls"] == [BOWLS[0:4], BOWLS[4:8], BOWLS[8:12]]
     assert s["phase"] == "place_apprentices"
     assert game.view(s)["cauldron"] == {"red": 0, "yellow": 0, "green": 0, "blue": 0, "purple": 3, "orange": 3}
@@ -101,6 +107,8 @@ def test_apprentices_are_placed_in_turn_on_free_start_spaces(game):
     assert s["active"] == 1
     refused(game, s, {"type": "place_apprentice", "space": "S2"}, "only one apprentice per space")
     refused(game, s, {"type": "place_apprentice", "space": "5"}, "start space")
+    malformed(game, s, {"type": "place_apprentice", "space": "99"}, "no cave space")
+    malformed(game, s, {"type": "place_apprentice", "space": 1}, "no cave space")
     s = play(game, s, {"type": "place_apprentice", "space": "S1"}, {"type": "place_apprentice", "space": "S3"})
     assert [p["apprentice"] for p in game.view(s)["players"]] == ["S2", "S1", "S3"]
     assert s["phase"] == "choose_bowl" and s["active"] == 0
@@ -122,22 +130,24 @@ def test_emptying_a_bowl_fills_the_cauldron_and_tells_the_device(game):
 
 def test_bowl_numbers_outside_the_three_are_refused(game):
     s = started(game)
-    refused(game, s, {"type": "empty_bowl", "bowl": 3}, "bowl 0 to 2")
-    refused(game, s, {"type": "empty_bowl", "bowl": "one"}, "bowl 0 to 2")
+    malformed(game, s, {"type": "empty_bowl", "bowl": 3}, "bowl 0 to 2")
+    malformed(game, s, {"type": "empty_bowl", "bowl": "one"}, "bowl 0 to 2")
+    malformed(game, s, {"type": "empty_bowl", "bowl": True}, "bowl 0 to 2")
+    malformed(game, s, {"type": "empty_bowl"}, "bowl 0 to 2")
 
 
 def test_manual_drop_buttons_list_only_colours_the_cauldron_still_holds(game):
     s = play(game, started(game), {"type": "empty_bowl", "bowl": 0})  # red x3, yellow
-    drops = {a["color"] for a in game.legal_actions(s) if a["type"] == "drop"}
+    drops = {a["colour"] for a in game.legal_actions(s) if a["type"] == "drop"}
     assert drops == {"red", "yellow", "purple", "orange"}
-    s = play(game, s, {"type": "drop", "color": "yellow"}, {"type": "place_disk", "flask": "flame_wall", "space": 1})
-    drops = {a["color"] for a in game.legal_actions(s) if a["type"] == "drop"}
+    s = play(game, s, {"type": "drop", "colour": "yellow"}, {"type": "place_disk", "flask": "flame_wall", "space": 1})
+    drops = {a["colour"] for a in game.legal_actions(s) if a["type"] == "drop"}
     assert drops == {"red", "purple", "orange"}
 
 
 # --- placing disks ---------------------------------------------------------------
 def test_a_disk_goes_on_a_free_space_of_the_drops_colour(game):
-    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "color": "red"})
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "colour": "red"})
     v = game.view(s)
     assert v["phase"] == "place_disk" and v["turn"]["pending"] == "red"
     assert v["prompt"] == "Ann: put a disk on a free red space"
@@ -151,15 +161,16 @@ def test_a_disk_goes_on_a_free_space_of_the_drops_colour(game):
 
 
 def test_an_occupied_space_is_refused(game):
-    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "color": "red"},
-             {"type": "place_disk", "flask": "flame_wall", "space": 0}, {"type": "drop", "color": "red"})
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "colour": "red"},
+             {"type": "place_disk", "flask": "flame_wall", "space": 0}, {"type": "drop", "colour": "red"})
     refused(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 0}, "already taken")
 
 
 def test_bad_flask_or_space_is_refused(game):
-    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "color": "red"})
-    refused(game, s, {"type": "place_disk", "flask": "dragon", "space": 0}, "no mixing flask")
-    refused(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 4}, "spaces 0 to 3")
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "colour": "red"})
+    malformed(game, s, {"type": "place_disk", "flask": "dragon", "space": 0}, "no mixing flask")
+    malformed(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 4}, "spaces 0 to 3")
+    malformed(game, s, {"type": "place_disk", "flask": "flame_wall", "space": "0"}, "spaces 0 to 3")
 
 
 def test_a_disk_is_placed_only_for_a_fallen_drop(game):
@@ -168,11 +179,11 @@ def test_a_disk_is_placed_only_for_a_fallen_drop(game):
 
 
 def test_when_no_space_of_the_colour_is_free_any_free_space_will_do(game):
-    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "color": "red"})
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "colour": "red"})
     for f, i in [("monster_crypt", 3), ("double_speed", 2), ("place_swap", 1)]:
         s["lab"][f][i] = 1  # Ben's disks already sit on three red spaces
         s["disks"][1] -= 1
-    s = play(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 0}, {"type": "drop", "color": "red"})
+    s = play(game, s, {"type": "place_disk", "flask": "flame_wall", "space": 0}, {"type": "drop", "colour": "red"})
     v = game.view(s)
     assert v["prompt"] == "Ann: no red space is free, put a disk on any free space"
     spaces = {(a["flask"], a["space"]) for a in game.legal_actions(s) if a["type"] == "place_disk"}
@@ -184,7 +195,7 @@ def test_when_no_space_of_the_colour_is_free_any_free_space_will_do(game):
 def test_a_player_with_no_disk_left_places_nothing(game):
     s = play(game, started(game), {"type": "empty_bowl", "bowl": 0})
     s["disks"][0] = 0
-    s = play(game, s, {"type": "drop", "color": "red"})
+    s = play(game, s, {"type": "drop", "colour": "red"})
     assert s["phase"] == "dispense"
     assert s["turn"]["disks_placed"] == 1
     assert s["turn"]["placements"] == [{"skipped": "no disk left"}]
@@ -196,7 +207,7 @@ def test_when_no_space_at_all_is_free_nothing_is_placed(game):
     s = play(game, started(game), {"type": "empty_bowl", "bowl": 0})
     for f in s["lab"]:
         s["lab"][f] = [1, 1, 1, 1]  # pretend the whole lab is full, none completed yet counted
-    s = play(game, s, {"type": "drop", "color": "purple"})
+    s = play(game, s, {"type": "drop", "colour": "purple"})
     assert s["turn"]["placements"] == [{"skipped": "no free space in the lab"}]
     assert s["disks"][0] == 10
 
@@ -205,7 +216,7 @@ def test_four_drops_without_a_potion_pass_the_turn_and_disks_stay(game):
     s = play(game, started(game), {"type": "empty_bowl", "bowl": 0})
     for c, (f, i) in zip(["red", "red", "yellow", "purple"],
                          [("flame_wall", 0), ("monster_crypt", 3), ("flame_wall", 1), ("poison_pit", 3)]):
-        s = play(game, s, {"type": "drop", "color": c}, {"type": "place_disk", "flask": f, "space": i})
+        s = play(game, s, {"type": "drop", "colour": c}, {"type": "place_disk", "flask": f, "space": i})
     assert s["phase"] == "choose_bowl" and s["active"] == 1
     assert s["bowls"][0] == ["red", "red", "yellow", "purple"]
     assert s["disks"] == [6, 10]
@@ -219,11 +230,13 @@ def test_a_colourless_drop_is_named_by_the_players(game):
     v = game.view(s)
     assert v["phase"] == "name_drop" and "colour" in v["prompt"]
     assert v["cauldron_total"] == 9 and v["unnamed_drops"] == 1
-    assert {a["color"] for a in game.legal_actions(s)} >= {"red", "yellow", "purple", "orange"}
+    assert {a["colour"] for a in game.legal_actions(s)} >= {"red", "yellow", "purple", "orange"}
     assert all(a["type"] in ("name_drop", "undo", "dismiss_warning", "fix_drop") for a in game.legal_actions(s))
-    refused(game, s, {"type": "name_drop", "color": "blue"}, "cannot be blue")
-    refused(game, s, {"type": "name_drop", "color": "pink"}, "no drop colour")
-    s = play(game, s, {"type": "name_drop", "color": "orange"})
+    refused(game, s, {"type": "name_drop", "colour": "blue"}, "cannot be blue")
+    malformed(game, s, {"type": "name_drop", "colour": "pink"}, "no drop colour")
+    malformed(game, s, {"type": "name_drop"}, 'needs a "colour"')
+    malformed(game, s, {"type": "drop", "colour": 3}, "no drop colour")
+    s = play(game, s, {"type": "name_drop", "colour": "orange"})
     assert s["phase"] == "place_disk" and game.view(s)["turn"]["pending"] == "orange"
     assert s["cauldron"]["orange"] == 2
 
@@ -232,17 +245,17 @@ def test_colourless_drops_during_setup_are_named_too(game):
     s = game.setup(["Ann", "Ben"], seed=1, options={})
     s = play(game, s, {"type": "drop"})
     assert s["phase"] == "name_drop"
-    s = play(game, s, {"type": "name_drop", "color": "green"})
+    s = play(game, s, {"type": "name_drop", "colour": "green"})
     assert s["bowls"][0] == ["green"] and s["phase"] == "fill_bowls"
-    refused(game, s, {"type": "name_drop", "color": "green"}, "no drop is waiting")
+    refused(game, s, {"type": "name_drop", "colour": "green"}, "no drop is waiting")
 
 
 # --- the view ---------------------------------------------------------------------
 def test_view_follows_the_agreed_schema(game):
-    s = play(game, started(game), {"type": "empty_bowl", "bowl": 2}, {"type": "drop", "color": "purple"})
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 2}, {"type": "drop", "colour": "purple"})
     v = game.view(s)
     for key in ("phase", "prompt", "active", "players", "bowls", "cauldron", "cauldron_total", "lab",
-                "turn", "last_drop", "colors", "cave"):
+                "turn", "last_drop", "colours", "cave"):
         assert key in v
     assert v["players"][0] == {"seat": 0, "name": "Ann", "disks_left": 10, "apprentice": "S1",
                                "cards": {f: 0 for f in ["flame_wall", "poison_pit", "lightning_grid",
@@ -250,7 +263,7 @@ def test_view_follows_the_agreed_schema(game):
     assert v["bowls"][2] == {"index": 2, "drops": ["purple"], "full": False}
     assert v["turn"]["drops"] == ["purple"] and v["turn"]["pending"] == "purple" and v["turn"]["bowl"] == 2
     assert v["last_drop"] == "purple"
-    assert {"id": "purple", "letter": "P"} in v["colors"]
-    assert v["lab"][0]["spaces"][0] == {"index": 0, "color": "red", "letter": "R", "disk": None}
+    assert {"id": "purple", "letter": "P"} in v["colours"]
+    assert v["lab"][0]["spaces"][0] == {"index": 0, "colour": "red", "letter": "R", "disk": None}
     assert v["lab"][0]["pile"] == 6 and v["lab"][0]["complete"] is False
     assert isinstance(v["prompt"], str) and v["prompt"].count(".") <= 1

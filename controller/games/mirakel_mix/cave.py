@@ -8,9 +8,10 @@ may not end on an occupied space, and crossing an obstacle costs the matching po
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from .base import Action, IllegalAction, State
+from ...contracts import Action, State
+from ..base import IllegalAction, InvalidAction
 
 
 class Cave:
@@ -31,7 +32,7 @@ class Cave:
                 raise ValueError(f"cave {self.id}: edge {a}-{b} names an unknown space")
             self.adjacent[a].append(b)
             self.adjacent[b].append(a)
-        self.barriers: dict[frozenset, str] = {}
+        self.barriers: dict[frozenset[str], str] = {}
         for ob in spec.get("obstacles", []):
             a, b = ob["between"]
             if b not in self.adjacent.get(a, ()):
@@ -46,7 +47,7 @@ class Cave:
     def is_space(self, space: Any) -> bool:
         return isinstance(space, str) and (space in self.adjacent)
 
-    def walks(self, origin: str, steps: int, cards: dict[str, int]) -> dict[tuple[str, tuple], int]:
+    def walks(self, origin: str, steps: int, cards: dict[str, int]) -> dict[tuple[str, tuple[str, ...]], int]:
         """Every (destination, obstacle cards given up) reachable from ``origin`` in at most
         ``steps`` steps, mapped to the fewest steps it takes.
 
@@ -54,11 +55,11 @@ class Cave:
         removes occupied destinations. A walk stops at the exit: whoever steps out is gone.
         Cards limit which obstacles can be crossed, each crossing costing one card.
         """
-        start = (origin, ())
-        best: dict[tuple[str, tuple], int] = {start: 0}
+        start: tuple[str, tuple[str, ...]] = (origin, ())
+        best: dict[tuple[str, tuple[str, ...]], int] = {start: 0}
         frontier = [start]
         for depth in range(1, steps + 1):
-            nxt = []
+            nxt: list[tuple[str, tuple[str, ...]]] = []
             for node, spent in frontier:
                 if node == self.exit:
                     continue
@@ -84,7 +85,7 @@ class Cave:
         seen = {origin: 0}
         frontier = [origin]
         while frontier:
-            nxt = []
+            nxt: list[str] = []
             for node in frontier:
                 if node == self.exit and node != origin:
                     continue
@@ -116,7 +117,7 @@ def prune_dominated(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Drop options that another option to the same space beats: it gives up no more cards,
     does not need double speed where this one does, and (for ordinary moves, whose
     unused steps may still matter) takes no more steps."""
-    keep = []
+    keep: list[dict[str, Any]] = []
     for a in options:
         dominated = False
         for b in options:
@@ -142,9 +143,17 @@ class MovementRules:
 
     ``state["movement"]`` is ``{"queue": [{"seat", "steps"}, ...], "used": steps taken by
     the current mover, "double": double speed used in this go, "moved": any step taken}``;
-    the first in the queue is moving. Uses the engine's ``cave_of``, ``flask_names``,
-    ``obstacles``, ``_name`` and ``_end_go``.
+    the first in the queue is moving. Uses the engine's ``cave_of``,
+    ``flask_names``, ``obstacles``, ``_name`` and ``_end_go``.
     """
+
+    if TYPE_CHECKING:  # provided by the engine this is mixed into
+        flask_names: dict[str, str]
+        obstacles: list[str]
+
+        def cave_of(self, s: State) -> Cave: ...
+        def _name(self, s: State, seat: int) -> str: ...
+        def _end_go(self, s: State) -> None: ...
 
     def mover(self, s: State) -> int | None:
         m = s.get("movement")
@@ -152,7 +161,8 @@ class MovementRules:
 
     def steps_left(self, s: State) -> int:
         m = s["movement"]
-        return m["queue"][0]["steps"] - m["used"]
+        left: int = m["queue"][0]["steps"] - m["used"]
+        return left
 
     def move_options(self, s: State) -> list[dict[str, Any]]:
         """Every destination the current mover can reach, with its cost: the obstacle
@@ -166,7 +176,7 @@ class MovementRules:
         cards = s["cards"][seat]
         taken = {p for i, p in enumerate(s["apprentices"]) if i != seat and p is not None}
         left = self.steps_left(s)
-        options = []
+        options: list[dict[str, Any]] = []
         if left > 0:
             for (to, spent), steps in cave.walks(here, left, cards).items():
                 if to not in taken:
@@ -189,7 +199,7 @@ class MovementRules:
             return []
         cave = self.cave_of(s)
         here = s["apprentices"][seat]
-        out = []
+        out: list[dict[str, Any]] = []
         for nb in cave.adjacent[here]:
             if nb in s["apprentices"] and nb != here:
                 card = cave.barrier(here, nb)
@@ -205,20 +215,36 @@ class MovementRules:
     def _need_mover(self, s: State) -> int:
         if s["phase"] != "move":
             raise IllegalAction("nobody is moving an apprentice now")
-        return self.mover(s)
+        seat: int = s["movement"]["queue"][0]["seat"]
+        return seat
 
-    def _do_move(self, s: State, a: Action, effects: list) -> None:
-        seat = self._need_mover(s)
+    def _spend_field(self, a: Action, default: list[str]) -> list[str]:
+        """The potion cards an action gives up (InvalidAction unless a list of card names)."""
+        spend: Any = a.get("spend", default)
+        if not isinstance(spend, list) or not all(isinstance(c, str) for c in spend):
+            raise InvalidAction('"spend" is a list of potion cards to give up')
+        unknown = [c for c in spend if c not in self.flask_names]
+        if unknown:
+            raise InvalidAction(f"there is no potion card {unknown[0]!r}")
+        return list(spend)
+
+    def _do_move(self, s: State, a: Action) -> None:
         if "to" not in a:
-            raise IllegalAction('a move names where to go ("to"), or null to stay where you are')
+            raise InvalidAction('a move names where to go ("to"), or null to stay where you are')
         to = a["to"]
+        cave = self.cave_of(s)
+        if to is not None and not cave.is_space(to):
+            raise InvalidAction(f"there is no cave space {to!r}")
+        spend = self._spend_field(a, [])
+        double = a.get("double_speed", False)
+        if not isinstance(double, bool):
+            raise InvalidAction('"double_speed" is true or false')
+        if to is None and (spend or double):
+            raise InvalidAction('staying where you are ("to": null) gives up no potion')
+        seat = self._need_mover(s)
         if to is None:  # let the remaining steps go to waste
             self._end_go(s)
             return
-        spend = a.get("spend", [])
-        double = a.get("double_speed", False)
-        if not isinstance(spend, list) or not all(isinstance(c, str) for c in spend) or not isinstance(double, bool):
-            raise IllegalAction('a move gives "to", a list "spend" of potion cards and "double_speed" true/false')
         match = None
         for opt in self.move_options(s):
             if opt["to"] == to and sorted(opt["spend"]) == sorted(spend) and opt["double_speed"] == double:
@@ -237,7 +263,7 @@ class MovementRules:
             m["used"] += match["steps"]
         m["moved"] = True
         s["apprentices"][seat] = to
-        if to == self.cave_of(s).exit:
+        if to == cave.exit:
             s["winner"] = seat
             self._end_go(s)
             return
@@ -245,12 +271,10 @@ class MovementRules:
         if double or self.steps_left(s) <= 0 or not self.swap_options(s):
             self._end_go(s)
 
-    def _why_not_move(self, s: State, seat: int, to: Any, spend: list, double: bool) -> str:
+    def _why_not_move(self, s: State, seat: int, to: str, spend: list[str], double: bool) -> str:
         cave = self.cave_of(s)
         cards = s["cards"][seat]
         m = s["movement"]
-        if not cave.is_space(to):
-            return f"there is no cave space {to!r}"
         if to == s["apprentices"][seat]:
             return "your apprentice is already there: to let your steps go to waste, stay"
         if to in s["apprentices"]:
@@ -289,21 +313,24 @@ class MovementRules:
             return f"you reach {to} without double speed: keep that potion for a longer move"
         return "that move does not match a way through the cave: choose one of the moves offered"
 
-    def _do_place_swap(self, s: State, a: Action, effects: list) -> None:
-        seat = self._need_mover(s)
+    def _do_place_swap(self, s: State, a: Action) -> None:
         cave = self.cave_of(s)
         space = a.get("space")
+        if not cave.is_space(space):
+            raise InvalidAction(f"there is no cave space {space!r}")
+        given = self._spend_field(a, []) if "spend" in a else None
+        seat = self._need_mover(s)
         here = s["apprentices"][seat]
         if s["cards"][seat].get("place_swap", 0) <= 0:
             raise IllegalAction("you have no place-swap potion")
-        if not cave.is_space(space) or space not in cave.adjacent[here]:
+        if space not in cave.adjacent[here]:
             raise IllegalAction("a place swap works only with an apprentice on an adjacent space")
         if space not in s["apprentices"]:
             raise IllegalAction(f"nobody stands on {space} to swap places with")
         card = cave.barrier(here, space)
         need = [card] if card else []
-        spend = a.get("spend", need)
-        if not isinstance(spend, list) or not all(isinstance(c, str) for c in spend) or sorted(spend) != need:
+        spend = need if given is None else given  # left out: whatever the swap costs
+        if sorted(spend) != need:
             raise IllegalAction(f"this swap costs the place-swap potion{' and a ' + self.flask_names[card] + ' potion' if card else ''}, nothing else")
         if card and s["cards"][seat].get(card, 0) <= 0:
             raise IllegalAction(f"a {self.flask_names[card]} lies between you: swapping across it also costs a {self.flask_names[card]} potion, and you have none")
@@ -314,4 +341,3 @@ class MovementRules:
         s["apprentices"][other], s["apprentices"][seat] = here, space
         if self.steps_left(s) <= 0 and not self.swap_options(s):
             self._end_go(s)
-

@@ -10,7 +10,10 @@ so equivalent positions are worked out once and remembered between calls.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import MirakelMix
 
 Free = tuple[tuple[int, ...], ...]  # per flask: the colour numbers of its free spaces
 
@@ -28,8 +31,9 @@ def chances(counts: dict[str, int]) -> dict[str, float]:
 Position = tuple[Free, tuple[int, ...], int]
 
 
-def position(free: Free, n_colors: int, remaining: int) -> Position:
-    live, dead, done = [], [0] * n_colors, 0
+def position(free: Free, n_colours: int, remaining: int) -> Position:
+    live: list[tuple[int, ...]] = []
+    dead, done = [0] * n_colours, 0
     for f in free:
         if not f:
             done += 1
@@ -46,27 +50,28 @@ def _shrink(pos: Position, remaining: int) -> Position:
     live, dead, done = pos
     if all(len(f) <= remaining for f in live):
         return pos
-    keep, dead = [], list(dead)
+    keep: list[tuple[int, ...]] = []
+    wasted = list(dead)
     for f in live:
         if len(f) <= remaining:
             keep.append(f)
         else:
             for c in f:
-                dead[c] += 1
-    return tuple(keep), tuple(dead), done
+                wasted[c] += 1
+    return tuple(keep), tuple(wasted), done
 
 
 @lru_cache(maxsize=20_000)  # ~400 bytes an entry: a Pi Zero has little memory
-def _placements(pos: Position, color: int, remaining: int) -> tuple[Position, ...]:
-    """The distinct positions after a disk for ``color`` (rulebook: a free space of that
+def _placements(pos: Position, colour: int, remaining: int) -> tuple[Position, ...]:
+    """The distinct positions after a disk for ``colour`` (rulebook: a free space of that
     colour, else any free space); ``remaining`` placements are left after this one."""
     live, dead, done = pos
-    targets = [(i, color) for i, f in enumerate(live) if color in f]
-    waste = [color] if dead[color] else []
+    targets = [(i, colour) for i, f in enumerate(live) if colour in f]
+    waste = [colour] if dead[colour] else []
     if not targets and not waste:
         targets = [(i, c) for i, f in enumerate(live) for c in set(f)]
         waste = [c for c, n in enumerate(dead) if n]
-    out = []
+    out: list[Position] = []
     for i, c in targets:
         f = list(live[i])
         f.remove(c)
@@ -113,6 +118,7 @@ def _chance(pos: Position, counts: tuple[int, ...], random_left: int, disks: int
         if not n:
             continue
         options = _placements(pos, c, remaining - 1)
+        best: float
         if remaining == 1:  # the last disk of the turn: only what it completes counts
             best = max(o[2] for o in options) if options else done
         else:
@@ -130,18 +136,18 @@ def clear_cache() -> None:
     _chance.cache_clear()
 
 
-def _free(game, lab: dict[str, list]) -> Free:
-    idx = {c: i for i, c in enumerate(game.colors)}
+def _free(game: MirakelMix, lab: dict[str, list[int | None]]) -> Free:
+    idx = {c: i for i, c in enumerate(game.colours)}
     return tuple(tuple(sorted(idx[game.flask_spaces[f][i]] for i, seat in enumerate(lab[f]) if seat is None))
                  for f in game.flasks)
 
 
-def advise(game, s: dict[str, Any]) -> dict[str, Any]:
+def advise(game: MirakelMix, s: dict[str, Any]) -> dict[str, Any]:
     """The coach's panel for the public view."""
     inside = dict(s["cauldron"])
     out: dict[str, Any] = {"chances": chances(inside), "suggestion": None, "options": []}
-    idx = {c: i for i, c in enumerate(game.colors)}
-    counts = tuple(inside[c] for c in game.colors)
+    idx = {c: i for i, c in enumerate(game.colours)}
+    counts = tuple(inside[c] for c in game.colours)
     phase = s["phase"]
     seat = s["active"]
     disks = s["disks"][seat]
@@ -150,8 +156,8 @@ def advise(game, s: dict[str, Any]) -> dict[str, Any]:
         for i, bowl in enumerate(s["bowls"]):
             if len(bowl) != game.bowl_size or None in bowl:
                 continue
-            after = tuple(n + bowl.count(c) for c, n in zip(game.colors, counts))
-            pos = position(free, len(game.colors), min(disks, game.bowl_size))
+            after = tuple(n + bowl.count(c) for c, n in zip(game.colours, counts))
+            pos = position(free, len(game.colours), min(disks, game.bowl_size))
             value = expected(pos, (), after, game.bowl_size, disks)
             out["options"].append({"bowl": i, "expected": round(value, 3)})
     elif phase == "place_disk":
@@ -164,13 +170,13 @@ def advise(game, s: dict[str, Any]) -> dict[str, Any]:
             lab[flask] = list(lab[flask])
             lab[flask][space] = seat
             left = min(disks - 1, len(queue) + random_left)
-            pos = position(_free(game, lab), len(game.colors), left)
+            pos = position(_free(game, lab), len(game.colours), left)
             value = expected(pos, queue, counts, random_left, disks - 1)
             out["options"].append({"flask": flask, "space": space, "expected": round(value, 3)})
     elif phase == "dispense":
         bowl = s["bowls"][s["turn"]["bowl"]]
         random_left = game.bowl_size - len(bowl)
-        pos = position(_free(game, s["lab"]), len(game.colors), min(disks, random_left))
+        pos = position(_free(game, s["lab"]), len(game.colours), min(disks, random_left))
         value = expected(pos, (), counts, random_left, disks)
         out["expected"] = round(value, 3)
     if out["options"]:

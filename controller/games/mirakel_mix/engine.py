@@ -11,71 +11,58 @@ State (plain JSON):
   phase (see MIRAKEL_SCHEMA.md), active, bowls [[colour|None]*], cauldron {colour: n}
   (includes drops that fell unnamed, until named), lab {flask: [seat|None]*}, piles
   {flask: n}, cards [{flask: n}], disks [n], apprentices [space|None], turn {...},
-  movement {...} (see MovementRules), warnings [...], next_warning, undo [snapshots since
-  the last drop], stamp (counts changes of play), winner, last_drop, turns_played.
+  movement {...} (see MovementRules), warnings [{id, kind, message, colour, stamp}],
+  next_warning, undo [snapshots since the last drop], stamp (counts changes of play),
+  winner, last_drop, turns_played.
+
+Actions name a drop's colour as ``"colour"``; logs written before the spelling was
+settled say ``"color"``, which is still read so that such a game resumes.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from .base import (Action, BadSetup, Effect, Game, IllegalAction, State,
-                   new_rng_state, rng_from, rng_store)
-from . import mirakel_coach as coach
-from .mirakel_cave import Cave, MovementRules
+from ...contracts import Action, Effect, State
+from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, Placing,
+                    new_rng_state, rng_from, rng_store)
+from . import coach
+from .cave import Cave, MovementRules
 
-# Actions a player can take back with "undo" (drops and sensor reports are facts).
-_UNDOABLE = {"place_apprentice", "empty_bowl", "name_drop", "place_disk", "move", "place_swap"}
-
-
-def _clone(x: Any) -> Any:
-    if type(x) is dict:
-        return {k: _clone(v) for k, v in x.items()}
-    if type(x) is list:
-        return [_clone(v) for v in x]
-    return x
-
-
-def _fork(state: State) -> State:
-    """A copy apply() may change: the parts it changes are copied one level deeper than
-    they are ever modified; everything else (rng, undo snapshots, names) is shared.
-    Much cheaper than deepcopy, which matters when the daemon replays a whole log."""
-    s = dict(state)
-    s["bowls"] = [list(b) for b in state["bowls"]]
-    s["cauldron"] = dict(state["cauldron"])
-    s["lab"] = {f: list(v) for f, v in state["lab"].items()}
-    s["piles"] = dict(state["piles"])
-    s["cards"] = [dict(c) for c in state["cards"]]
-    s["disks"] = list(state["disks"])
-    s["apprentices"] = list(state["apprentices"])
-    t = state["turn"]
-    s["turn"] = {"bowl": t["bowl"], "disks_placed": t["disks_placed"], "placements": list(t["placements"]),
-                 "completed": list(t["completed"]), "won": list(t["won"]), "double_used": list(t["double_used"])}
-    m = state["movement"]
-    s["movement"] = None if m is None else dict(m, queue=list(m["queue"]))
-    s["warnings"] = list(state["warnings"])
-    return s
+Bowl = list[str | None]
+Alert = dict[str, Any]        # one warning: {id, kind, message, colour, stamp}
 
 
 class MirakelMix(MovementRules, Game):
+    """Mirakel Mix on the engine core: one ``_do_<type>`` per action, data from data.toml."""
+
     id = "mirakel-mix"
     name = "Mirakel Mix"
-    min_players = 2
-    max_players = 4
-    data_file = "mirakel_mix"
+    data_package = "controller.games.mirakel_mix"
+
+    # Taps a player can take back; drops and sensor reports are facts.
+    undoable: ClassVar[frozenset[str]] = frozenset(
+        {"place_apprentice", "empty_bowl", "name_drop", "place_disk", "move", "place_swap"})
+    # A fix always makes a drop fall. A sensor "drop" is a barrier only when it falls (a
+    # stray one becomes a warning and leaves undo alone), so ``_do_drop`` clears undo itself.
+    undo_barrier: ClassVar[frozenset[str]] = frozenset({"fix_drop"})
+    # Warnings are not game moves: dismissing one is final, and one raised after the tap
+    # being undone stays. The RNG only ever moves forward.
+    undo_keeps: ClassVar[tuple[str, ...]] = ("warnings", "next_warning", "rng")
+    nothing_to_undo: ClassVar[str] = "nothing to undo since the last drop fell"
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
         g = d["game"]
-        self.min_players = g.get("min_players", self.min_players)
-        self.max_players = g.get("max_players", self.max_players)
+        self.min_players = int(d["players"]["min"])
+        self.max_players = int(d["players"]["max"])
         self.disks_per_player: int = g["disks_per_player"]
         self.n_bowls: int = g["bowls"]
         self.bowl_size: int = g["drops_per_bowl"]
         self.cards_per_pile: int = g["cards_per_pile"]
-        self.colors: list[str] = [c["id"] for c in d["colors"]]
-        self.letters: dict[str, str] = {c["id"]: c["letter"] for c in d["colors"]}
-        self.drops_of: dict[str, int] = {c["id"]: c["drops"] for c in d["colors"]}
+        self.colours: list[str] = [c["id"] for c in d["colours"]]
+        self.letters: dict[str, str] = {c["id"]: c["letter"] for c in d["colours"]}
+        self.drops_of: dict[str, int] = {c["id"]: c["drops"] for c in d["colours"]}
         self.total_drops = sum(self.drops_of.values())
         self.flasks: list[str] = [f["id"] for f in d["flasks"]]
         self.flask_spaces: dict[str, list[str]] = {f["id"]: list(f["spaces"]) for f in d["flasks"]}
@@ -136,14 +123,14 @@ class MirakelMix(MovementRules, Game):
         }
         if fill == "random":
             rng = rng_from(state)
-            pool = [c for c in self.colors for _ in range(self.drops_of[c])]
+            pool = [c for c in self.colours for _ in range(self.drops_of[c])]
             rng.shuffle(pool)
             for i in range(self.n_bowls):
                 for c in pool[i * self.bowl_size:(i + 1) * self.bowl_size]:
                     state["bowls"][i].append(c)
                     state["cauldron"][c] -= 1
             rng_store(state, rng)
-        self._settle(state)
+        self.advance(state)
         return state
 
     @staticmethod
@@ -156,7 +143,8 @@ class MirakelMix(MovementRules, Game):
         return self.caves[state["cave"]]
 
     def _name(self, state: State, seat: int) -> str:
-        return state["players"][seat]
+        name: str = state["players"][seat]
+        return name
 
     @staticmethod
     def _unnamed(state: State) -> int:
@@ -164,17 +152,18 @@ class MirakelMix(MovementRules, Game):
 
     def inside(self, state: State) -> int:
         """Drops physically in the cauldron now."""
-        return sum(state["cauldron"].values()) - self._unnamed(state)
+        counts: dict[str, int] = state["cauldron"]
+        return sum(counts.values()) - self._unnamed(state)
 
-    def _turn_bowl(self, state: State) -> list | None:
+    def _turn_bowl(self, state: State) -> Bowl | None:
         b = state["turn"]["bowl"]
         return None if b is None else state["bowls"][b]
 
-    def _free_spaces(self, state: State, color: str | None = None) -> list[tuple[str, int]]:
+    def _free_spaces(self, state: State, colour: str | None = None) -> list[tuple[str, int]]:
         out = []
         for f in self.flasks:
             for i, seat in enumerate(state["lab"][f]):
-                if seat is None and (color is None or self.flask_spaces[f][i] == color):
+                if seat is None and (colour is None or self.flask_spaces[f][i] == colour):
                     out.append((f, i))
         return out
 
@@ -190,16 +179,22 @@ class MirakelMix(MovementRules, Game):
 
     def disk_spaces(self, state: State) -> list[tuple[str, int]]:
         """Where the active player may put a disk for the pending drop."""
-        color = self.pending_drop(state)
-        if color is None or state["disks"][state["active"]] <= 0:
+        colour = self.pending_drop(state)
+        if colour is None or state["disks"][state["active"]] <= 0:
             return []
-        return self._free_spaces(state, color) or self._free_spaces(state)
+        return self._free_spaces(state, colour) or self._free_spaces(state)
 
     def completed(self, state: State) -> list[str]:
         return [f for f in self.flasks if all(s is not None for s in state["lab"][f])]
 
     # --------------------------------------------------------- state machine
-    def _settle(self, s: State) -> None:
+    def settle(self, state: State, kind: str) -> list[Effect] | None:
+        if kind in self.undoable:
+            state["stamp"] += 1  # a new moment of play: fixes offered for older warnings go stale
+        self.advance(state)
+        return None
+
+    def advance(self, s: State) -> None:
         """Advance everything that needs no decision, then set the phase."""
         while True:
             stage = s["stage"]
@@ -298,36 +293,36 @@ class MirakelMix(MovementRules, Game):
         s["turn"] = self._new_turn()
         s["turns_played"] += 1
 
-    # ---------------------------------------------------------------- apply
-    def apply(self, state: State, action: Action) -> tuple[State, list[Effect]]:
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("an action needs a type")
-        kind = action["type"]
-        handler = getattr(self, "_do_" + kind, None)
-        if handler is None:
-            raise IllegalAction(f"Mirakel Mix has no action called {kind!r}")
-        s = _fork(state)
-        effects: list[Effect] = []
-        if kind in _UNDOABLE:
-            if state["stage"] == "over":
-                raise IllegalAction("the game is over")
-            snap = {k: v for k, v in state.items() if k not in ("undo", "rng", "warnings", "next_warning")}
-            handler(s, action, effects)
-            s["undo"] = state["undo"] + [{"action": kind, "state": snap}]
-            s["stamp"] += 1
-        else:
-            handler(s, action, effects)
-        self._settle(s)
-        return s, effects
+    # --- the shape of an action's fields (InvalidAction: not an action of this game) ---
+    def colour_of(self, a: Action) -> str | None:
+        """The drop colour an action names, or None if it names none (a colourless drop).
+
+        ``"color"`` is read too: logs written before the spelling was settled use it,
+        and a game resumed from such a log must replay."""
+        if "colour" in a and "color" in a and a["colour"] != a["color"]:
+            raise InvalidAction('an action names one drop colour: "colour" (or "color" in an old log)')
+        colour = a["colour"] if "colour" in a else a.get("color")
+        if colour is None:
+            return None
+        if not isinstance(colour, str) or colour not in self.letters:
+            raise InvalidAction(f"there is no drop colour {colour!r} (colours: {', '.join(self.colours)})")
+        return colour
+
+    def _bowl_field(self, a: Action) -> int:
+        bowl = a.get("bowl")
+        if not isinstance(bowl, int) or isinstance(bowl, bool) or not 0 <= bowl < self.n_bowls:
+            raise InvalidAction(f"choose bowl 0 to {self.n_bowls - 1}")
+        return bowl
+
+    @staticmethod
+    def _warning_id(a: Action) -> int:
+        wid = a.get("id")
+        if not isinstance(wid, int) or isinstance(wid, bool):
+            raise InvalidAction('"id" is the number of a warning')
+        return wid
 
     # --- drops ---------------------------------------------------------------
-    def _check_color(self, color: Any, allow_none: bool) -> None:
-        if color is None and allow_none:
-            return
-        if not isinstance(color, str) or color not in self.letters:
-            raise IllegalAction(f"there is no drop colour {color!r} (colours: {', '.join(self.colors)})")
-
-    def drop_problem(self, s: State, color: str | None) -> tuple[str, str] | None:
+    def drop_problem(self, s: State, colour: str | None) -> tuple[str, str] | None:
         """Why a drop reported now cannot be, as (kind, message); None if it can."""
         stage = s["stage"]
         if stage == "fill":
@@ -335,10 +330,10 @@ class MirakelMix(MovementRules, Game):
                 return ("outside_turn", "the three bowls are already full: if a drop really fell, "
                                         "put it back into the cauldron")
         elif stage == "turn" and s["turn"]["bowl"] is not None:
-            if len(self._turn_bowl(s)) >= self.bowl_size:
+            if len(s["bowls"][s["turn"]["bowl"]]) >= self.bowl_size:
                 return ("fifth_drop", "a fifth drop fell, but a turn has only 4: if one really fell, "
                                       "put it back into the cauldron")
-        elif stage in ("move",):
+        elif stage == "move":
             return ("fifth_drop", "a fifth drop fell after the bowl was full: if one really fell, "
                                   "put it back into the cauldron")
         elif stage == "turn":
@@ -348,117 +343,127 @@ class MirakelMix(MovementRules, Game):
             return ("outside_turn", "no drop should fall now: if one really fell, put it back into the cauldron")
         if self.inside(s) <= 0:
             return ("empty", "the cauldron should be empty, yet a drop fell")
-        if color is not None and s["cauldron"][color] <= 0:
-            return ("color", f"the cauldron holds no {color} drop any more: the colour was probably misread")
+        if colour is not None and s["cauldron"][colour] <= 0:
+            return ("colour", f"the cauldron holds no {colour} drop any more: the colour was probably misread")
         return None
 
-    def _fall(self, s: State, color: str | None) -> None:
+    def _fall(self, s: State, colour: str | None) -> None:
         """A drop leaves the cauldron into the bowl being filled."""
         if s["stage"] == "fill":
             bowl = next(b for b in s["bowls"] if len(b) < self.bowl_size)
         else:
-            bowl = self._turn_bowl(s)
-        bowl.append(color)
-        if color is not None:
-            s["cauldron"][color] -= 1
-        s["last_drop"] = color
-        s["undo"] = []  # undo reaches back only to the last drop
+            bowl = s["bowls"][s["turn"]["bowl"]]
+        bowl.append(colour)
+        if colour is not None:
+            s["cauldron"][colour] -= 1
+        s["last_drop"] = colour
         s["stamp"] += 1
 
-    def _warn(self, s: State, kind: str, message: str, color: str | None) -> None:
-        s["warnings"].append({"id": s["next_warning"], "kind": kind, "message": message, "color": color,
+    def _warn(self, s: State, kind: str, message: str, colour: str | None) -> None:
+        s["warnings"].append({"id": s["next_warning"], "kind": kind, "message": message, "colour": colour,
                               "stamp": s["stamp"]})
         s["next_warning"] += 1
 
-    def _do_drop(self, s: State, a: Action, effects: list) -> None:
-        color = a.get("color")
-        self._check_color(color, allow_none=True)
-        problem = self.drop_problem(s, color)
+    def _do_drop(self, s: State, a: Action) -> None:
+        colour = self.colour_of(a)
+        problem = self.drop_problem(s, colour)
         if problem:
-            self._warn(s, problem[0], problem[1], color)
+            self._warn(s, problem[0], problem[1], colour)
             return
-        self._fall(s, color)
+        self._fall(s, colour)
+        s["undo"] = []  # undo reaches back only to the last drop
 
-    def _do_name_drop(self, s: State, a: Action, effects: list) -> None:
-        color = a.get("color")
-        self._check_color(color, allow_none=False)
+    def _do_name_drop(self, s: State, a: Action) -> None:
+        colour = self.colour_of(a)
+        if colour is None:
+            raise InvalidAction(f'name_drop needs a "colour" ({", ".join(self.colours)})')
         if s["phase"] != "name_drop":
             raise IllegalAction("no drop is waiting for its colour")
-        if s["cauldron"][color] <= 0:
-            raise IllegalAction(f"it cannot be {color}: all {color} drops are already out of the cauldron")
+        if s["cauldron"][colour] <= 0:
+            raise IllegalAction(f"it cannot be {colour}: all {colour} drops are already out of the cauldron")
         for bowl in s["bowls"]:
             if None in bowl:
-                bowl[bowl.index(None)] = color
+                bowl[bowl.index(None)] = colour
                 break
-        s["cauldron"][color] -= 1
-        s["last_drop"] = color
+        s["cauldron"][colour] -= 1
+        s["last_drop"] = colour
 
-    def _do_sensor_fault(self, s: State, a: Action, effects: list) -> None:
+    def _do_sensor_fault(self, s: State, a: Action) -> None:
         message = a.get("message")
         if not isinstance(message, str) or not message.strip():
             message = "a cauldron sensor reported a fault"
         self._warn(s, "sensor_fault", message.strip(), None)
 
     # --- warnings -------------------------------------------------------------
-    def _warning(self, s: State, wid: Any) -> dict:
+    def _warning(self, s: State, wid: int) -> Alert:
         for w in s["warnings"]:
             if w["id"] == wid:
-                return w
+                found: Alert = w
+                return found
         raise IllegalAction(f"there is no warning {wid!r} (it may have been dealt with already)")
 
-    def warning_fixes(self, s: State, w: dict) -> list[Action]:
-        """One-tap fixes for a warning. Dismiss always; "it was a real drop" only while
-        nothing has happened since the warning and only where the drop fits the game:
-        after emptying a bowl nobody tapped, or as another colour the cauldron holds."""
+    def warning_fixes(self, s: State, w: Alert) -> list[Action]:
+        """One-tap fixes for a warning. Dismiss always while the game runs; "it was a real
+        drop" only while nothing has happened since the warning and only where the drop
+        fits the game: after emptying a bowl nobody tapped, or as another colour the
+        cauldron holds."""
+        if s["stage"] == "over":
+            return []
         fixes: list[Action] = [{"type": "dismiss_warning", "id": w["id"]}]
         if w["kind"] == "sensor_fault" or w["stamp"] != s["stamp"]:
             return fixes
-        color = w["color"]
+        colour = w["colour"]
         if s["phase"] == "choose_bowl":
             for i, bowl in enumerate(s["bowls"]):
                 if len(bowl) != self.bowl_size or None in bowl:
                     continue
-                if color is None:
+                if colour is None:
                     fixes.append({"type": "fix_drop", "id": w["id"], "bowl": i})
-                elif s["cauldron"][color] + bowl.count(color) > 0:
-                    fixes.append({"type": "fix_drop", "id": w["id"], "bowl": i, "color": color})
-        elif w["kind"] == "color":
-            fixes += [{"type": "fix_drop", "id": w["id"], "color": c} for c in self.colors
-                      if c != color and self.drop_problem(s, c) is None]
+                elif s["cauldron"][colour] + bowl.count(colour) > 0:
+                    fixes.append({"type": "fix_drop", "id": w["id"], "bowl": i, "colour": colour})
+        elif w["kind"] == "colour":
+            fixes += [{"type": "fix_drop", "id": w["id"], "colour": c} for c in self.colours
+                      if c != colour and self.drop_problem(s, c) is None]
         return fixes
 
-    def _do_dismiss_warning(self, s: State, a: Action, effects: list) -> None:
-        w = self._warning(s, a.get("id"))
+    def _do_dismiss_warning(self, s: State, a: Action) -> None:
+        w = self._warning(s, self._warning_id(a))
         s["warnings"] = [x for x in s["warnings"] if x is not w]
 
-    def _do_fix_drop(self, s: State, a: Action, effects: list) -> None:
-        w = self._warning(s, a.get("id"))
-        self._check_color(a.get("color"), allow_none=True)
-        if dict(a) not in self.warning_fixes(s, w):
+    def _do_fix_drop(self, s: State, a: Action) -> list[Effect]:
+        wid = self._warning_id(a)
+        colour = self.colour_of(a)
+        fix: Action = {"type": "fix_drop", "id": wid}
+        if "bowl" in a:
+            fix["bowl"] = self._bowl_field(a)
+        if colour is not None:
+            fix["colour"] = colour
+        w = self._warning(s, wid)
+        if fix not in self.warning_fixes(s, w):
             raise IllegalAction("that fix does not fit the game any more: the cauldron, bowls or turn "
                                 "have changed; dismiss the warning instead")
-        if "bowl" in a:
-            self._empty_bowl(s, a["bowl"], effects)
-        self._fall(s, a.get("color"))
+        effects = [self._empty_bowl(s, fix["bowl"])] if "bowl" in fix else []
+        self._fall(s, colour)
         s["warnings"] = [x for x in s["warnings"] if x is not w]
+        return effects
 
     # --- set-up and turn ----------------------------------------------------
-    def _do_place_apprentice(self, s: State, a: Action, effects: list) -> None:
-        if s["phase"] != "place_apprentices":
-            raise IllegalAction("apprentices are placed at the start of the game only")
+    def _do_place_apprentice(self, s: State, a: Action) -> None:
         cave = self.cave_of(s)
         space = a.get("space")
+        if not cave.is_space(space):
+            raise InvalidAction(f"there is no cave space {space!r}")
+        if s["phase"] != "place_apprentices":
+            raise IllegalAction("apprentices are placed at the start of the game only")
         if space not in cave.start:
             raise IllegalAction(f"an apprentice starts on a start space ({', '.join(cave.start)})")
         if space in s["apprentices"]:
             raise IllegalAction(f"start space {space} is taken: only one apprentice per space")
         s["apprentices"][s["active"]] = space
 
-    def _empty_bowl(self, s: State, bowl: Any, effects: list) -> None:
+    def _empty_bowl(self, s: State, bowl: int) -> Effect:
         if s["phase"] != "choose_bowl":
             raise IllegalAction("a bowl is emptied into the cauldron at the start of your turn only")
-        if not isinstance(bowl, int) or isinstance(bowl, bool) or not 0 <= bowl < self.n_bowls:
-            raise IllegalAction(f"choose bowl 0 to {self.n_bowls - 1}")
         drops = s["bowls"][bowl]
         if len(drops) < self.bowl_size or None in drops:
             raise IllegalAction("only a full magic bowl can be emptied into the cauldron")
@@ -466,64 +471,69 @@ class MirakelMix(MovementRules, Game):
             s["cauldron"][c] += 1
         s["bowls"][bowl] = []
         s["turn"]["bowl"] = bowl
-        effects.append({"device": "cauldron", "op": "fill", "drops": list(drops)})
+        return {"device": "cauldron", "op": "fill", "drops": list(drops)}
 
-    def _do_empty_bowl(self, s: State, a: Action, effects: list) -> None:
-        self._empty_bowl(s, a.get("bowl"), effects)
+    def _do_empty_bowl(self, s: State, a: Action) -> list[Effect]:
+        return [self._empty_bowl(s, self._bowl_field(a))]
 
-    def _do_place_disk(self, s: State, a: Action, effects: list) -> None:
-        if s["phase"] != "place_disk":
-            raise IllegalAction("there is no drop waiting for a disk")
+    def _do_place_disk(self, s: State, a: Action) -> None:
         flask, index = a.get("flask"), a.get("space")
         if not isinstance(flask, str) or flask not in self.flask_spaces:
-            raise IllegalAction(f"there is no mixing flask {flask!r}")
+            raise InvalidAction(f"there is no mixing flask {flask!r}")
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.flask_spaces[flask]):
-            raise IllegalAction(f"the {self.flask_names[flask]} flask has spaces 0 to {len(self.flask_spaces[flask]) - 1}")
+            raise InvalidAction(f"the {self.flask_names[flask]} flask has spaces 0 to {len(self.flask_spaces[flask]) - 1}")
+        if s["phase"] != "place_disk":
+            raise IllegalAction("there is no drop waiting for a disk")
         if s["lab"][flask][index] is not None:
             raise IllegalAction("that mixing-flask space is already taken: put your disk on an unoccupied space")
-        color = self.pending_drop(s)
+        colour = self.pending_drop(s)
         here = self.flask_spaces[flask][index]
-        if here != color and self._free_spaces(s, color):
-            raise IllegalAction(f"the drop was {color}: put your disk on a free {color} space while there is one")
+        if here != colour and self._free_spaces(s, colour):
+            raise IllegalAction(f"the drop was {colour}: put your disk on a free {colour} space while there is one")
         seat = s["active"]
         s["lab"][flask][index] = seat
         s["disks"][seat] -= 1
         s["turn"]["placements"].append({"flask": flask, "space": index})
         s["turn"]["disks_placed"] += 1
 
-    def _do_pass_disk(self, s: State, a: Action, effects: list) -> None:
+    def _do_pass_disk(self, s: State, a: Action) -> None:
         raise IllegalAction("nothing to pass: when you have no disk left or no space is free, "
                             "the game skips the disk by itself")
 
     # --- undo -----------------------------------------------------------------
-    def _do_undo(self, s: State, a: Action, effects: list) -> None:
-        if not s["undo"]:
-            raise IllegalAction("nothing to undo since the last drop fell")
-        if s["stage"] == "over":
-            raise IllegalAction("the game is over")
-        last = s["undo"][-1]
-        restored = dict(last["state"])
-        if last["action"] == "empty_bowl":
-            # The simulated cauldron gives those drops back to the bowl.
-            b = s["turn"]["bowl"]
-            effects.append({"device": "cauldron", "op": "unfill", "drops": list(restored["bowls"][b])})
-        keep = {k: s[k] for k in ("warnings", "next_warning", "rng")}
-        keep["stamp"] = s["stamp"] + 1  # a new moment: fixes of older warnings go stale
-        undo = s["undo"][:-1]
-        s.clear()
-        s.update(_fork(dict(restored, warnings=[])))
-        s.update(keep)
-        s["undo"] = undo
+    def _undo(self, state: State) -> tuple[State, list[Effect]]:
+        # The core lets an undo through once the game is over; here the exit is final.
+        over = self.outcome(state)
+        if over is not None:
+            raise IllegalAction(f"the game is over ({over.message}); there is no undo")
+        restored, effects = super()._undo(state)
+        restored["stamp"] = state["stamp"] + 1  # a new moment: fixes of older warnings go stale
+        return restored, effects
+
+    def undo_effects(self, undone: State, restored: State, kind: str) -> list[Effect]:
+        if kind != "empty_bowl":
+            return []
+        # The simulated cauldron gives those drops back to the bowl.
+        bowl = undone["turn"]["bowl"]
+        return [{"device": "cauldron", "op": "unfill", "drops": list(restored["bowls"][bowl])}]
 
     # ---------------------------------------------------------------- queries
     def legal_actions(self, state: State) -> list[Action]:
+        """Every action a player may take now, each valid as sent.
+
+        The devices' reports are not choices and are left out: ``drop`` (any colour or
+        none) and ``sensor_fault`` are always taken while the game runs, a drop that
+        cannot be becoming a warning. The manual drop buttons of ``fill_bowls`` and
+        ``dispense`` are listed: one ``drop`` per colour the cauldron still holds."""
         s = state
+        if s["stage"] == "over":
+            return []
         out: list[Action] = []
         phase = s["phase"]
         if phase in ("fill_bowls", "dispense"):
-            out += [{"type": "drop", "color": c} for c in self.colors if s["cauldron"][c] > 0]
+            out += [{"type": "drop", "colour": c} for c in self.colours if s["cauldron"][c] > 0]
         elif phase == "name_drop":
-            out += [{"type": "name_drop", "color": c} for c in self.colors if s["cauldron"][c] > 0]
+            out += [{"type": "name_drop", "colour": c} for c in self.colours if s["cauldron"][c] > 0]
         elif phase == "place_apprentices":
             out += [{"type": "place_apprentice", "space": sp} for sp in self.cave_of(s).start
                     if sp not in s["apprentices"]]
@@ -537,19 +547,42 @@ class MirakelMix(MovementRules, Game):
                     for o in self.move_options(s)]
             out += self.swap_options(s)
             out.append({"type": "move", "to": None})
-        if s["undo"] and s["stage"] != "over":
+        if s["undo"]:
             out.append({"type": "undo"})
         for w in s["warnings"]:
             out += self.warning_fixes(s, w)
         return out
 
-    def outcome(self, state: State) -> dict[str, Any] | None:
-        if state["winner"] is None:
+    def steps_to_exit(self, state: State, seat: int) -> int | None:
+        """How far a seat's apprentice is from the exit, in plain steps (None: not in the cave)."""
+        space = state["apprentices"][seat]
+        if space is None:
             return None
+        cave = self.cave_of(state)
+        return cave.distance(space, cave.exit)
+
+    def outcome(self, state: State) -> Outcome | None:
         w = state["winner"]
-        return {"winners": [w], "winner_names": [state["players"][w]],
-                "reason": f"{state['players'][w]}'s apprentice left the cave first",
-                "turns": state["turns_played"] + 1}
+        if w is None:
+            return None
+        # The winner first, then the others by how close their apprentice came to the exit.
+        # The score is the steps still to go; apprentices as far from the exit share a place.
+        far = [self.steps_to_exit(state, seat) for seat in range(len(state["players"]))]
+        others = sorted((seat for seat in range(len(far)) if seat != w),
+                        key=lambda seat: (far[seat] is None, far[seat] or 0))
+        ranking = [Placing(w, 1, far[w])]
+        for seat in others:
+            last = ranking[-1]
+            tie = last.seat != w and last.score == far[seat]
+            ranking.append(Placing(seat, last.place if tie else len(ranking) + 1, far[seat]))
+        return Outcome(winners=(w,), reason="left_the_cave",
+                       message=f"{state['players'][w]}'s apprentice left the cave first",
+                       ranking=tuple(ranking), details={"turns": state["turns_played"] + 1})
+
+    def device_sync(self, state: State) -> list[Effect]:
+        """The simulated cauldron holds what the game says is inside. A drop that fell
+        unnamed is still counted in: nobody knows which colour left."""
+        return [{"device": "cauldron", "op": "set_contents", "contents": dict(state["cauldron"])}]
 
     # ------------------------------------------------------------------- view
     def prompt(self, s: State) -> str:
@@ -565,15 +598,15 @@ class MirakelMix(MovementRules, Game):
         if phase == "choose_bowl":
             return f"{name}: empty a magic bowl into the cauldron and tap which one"
         if phase == "dispense":
-            n = len(self._turn_bowl(s))
+            n = len(s["bowls"][s["turn"]["bowl"]])
             return f"{name}: turn the cauldron gently clockwise (drop {n + 1} of {self.bowl_size})"
         if phase == "place_disk":
-            color = self.pending_drop(s)
-            if self._free_spaces(s, color):
-                return f"{name}: put a disk on a free {color} space"
-            return f"{name}: no {color} space is free, put a disk on any free space"
+            colour = self.pending_drop(s)
+            if self._free_spaces(s, colour):
+                return f"{name}: put a disk on a free {colour} space"
+            return f"{name}: no {colour} space is free, put a disk on any free space"
         if phase == "move":
-            seat = self.mover(s)
+            seat = s["movement"]["queue"][0]["seat"]
             left = self.steps_left(s)
             return f"{self._name(s, seat)} moves next: {left} step{'s' if left != 1 else ''}"
         if phase == "finished":
@@ -585,7 +618,7 @@ class MirakelMix(MovementRules, Game):
         cave = self.cave_of(s)
         t = s["turn"]
         bowl = self._turn_bowl(s)
-        unnamed = self._unnamed(s)
+        out = self.outcome(s)
         v: dict[str, Any] = {
             "game": self.id,
             "phase": s["phase"],
@@ -598,24 +631,24 @@ class MirakelMix(MovementRules, Game):
                       for i, b in enumerate(s["bowls"])],
             "cauldron": dict(s["cauldron"]),
             "cauldron_total": self.inside(s),
-            "unnamed_drops": unnamed,
+            "unnamed_drops": self._unnamed(s),
             "lab": [{"flask": f, "name": self.flask_names[f], "pile": s["piles"][f],
-                     "spaces": [{"index": i, "color": c, "letter": self.letters[c], "disk": s["lab"][f][i]}
+                     "spaces": [{"index": i, "colour": c, "letter": self.letters[c], "disk": s["lab"][f][i]}
                                 for i, c in enumerate(self.flask_spaces[f])],
                      "complete": all(x is not None for x in s["lab"][f])}
                     for f in self.flasks],
             "turn": {"bowl": t["bowl"], "drops": list(bowl) if bowl is not None else [],
                      "disks_placed": t["disks_placed"], "pending": self.pending_drop(s),
-                     "placements": _clone(t["placements"]), "completed": list(t["completed"]),
+                     "placements": [dict(p) for p in t["placements"]], "completed": list(t["completed"]),
                      "won": list(t["won"])},
             "last_drop": s["last_drop"],
-            "colors": [{"id": c, "letter": self.letters[c]} for c in self.colors],
+            "colours": [{"id": c, "letter": self.letters[c]} for c in self.colours],
             "cave": dict(cave.public(), apprentices={str(i): p for i, p in enumerate(s["apprentices"])}),
             "movement": self._movement_view(s),
             "warnings": [dict(w, fixes=self.warning_fixes(s, w)) for w in s["warnings"]],
-            "can_undo": bool(s["undo"]) and s["stage"] != "over",
+            "can_undo": bool(s["undo"]) and out is None,
             "winner": s["winner"],
-            "outcome": self.outcome(s),
+            "outcome": None if out is None else out.to_json(s["players"]),
         }
         if s["options"].get("coach"):
             v["coach"] = coach.advise(self, s)
