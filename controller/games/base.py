@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from typing import Any, ClassVar, Iterable, Mapping, Protocol
 
@@ -138,6 +139,14 @@ def clone(value: Any) -> Any:
     return value
 
 
+@cache
+def _action_types(cls: type[Game]) -> frozenset[str]:
+    kinds = {name[4:] for name in dir(cls) if name.startswith("_do_")}
+    if cls.undoable:
+        kinds.add("undo")
+    return frozenset(kinds)
+
+
 class Handler(Protocol):
     def __call__(self, state: State, action: Action, /) -> list[Effect] | None: ...
 
@@ -205,10 +214,7 @@ class Game:
     # --- the core -------------------------------------------------------------------
     def action_types(self) -> frozenset[str]:
         """Every action type this game understands."""
-        kinds = {name[4:] for name in dir(type(self)) if name.startswith("_do_")}
-        if self.undoable:
-            kinds.add("undo")
-        return frozenset(kinds)
+        return _action_types(type(self))
 
     def handles(self, kind: str) -> bool:
         return kind in self.action_types()
@@ -230,6 +236,8 @@ class Game:
         changed, so a refusal (an exception) changes nothing."""
         kind = self.check_action(action)
         if kind == "undo":
+            # allowed after the game is over too: the action that ended it (a mistyped
+            # final lay-down, a wrong last move) is undone like any other undoable action
             return self._undo(state)
         if kind not in self.after_game_over:
             over = self.outcome(state)
@@ -275,8 +283,10 @@ class Game:
         stack = state.get("undo") or []
         return stack[-1]["action"] if stack else None
 
-    def undo_effects(self, undone: State, restored: State, kind: str) -> list[Effect]:
-        """Effects that take back an undone action of type ``kind`` on the devices."""
+    def on_undo(self, undone: State, restored: State, kind: str) -> list[Effect]:
+        """Called when an action of type ``kind`` is taken back: return the effects that
+        take it back on the devices. ``restored`` is a fresh dict: a game may set its
+        top-level keys (never change nested values: they are shared with old states)."""
         return []
 
     def _undo(self, state: State) -> tuple[State, list[Effect]]:
@@ -288,7 +298,7 @@ class Game:
             if key in state:
                 restored[key] = state[key]
         restored["undo"] = stack[:-1]
-        return restored, self.undo_effects(state, restored, stack[-1]["action"])
+        return restored, self.on_undo(state, restored, stack[-1]["action"])
 
     # --- helpers shared by engines --------------------------------------------------
     def check_players(self, players: list[str]) -> None:

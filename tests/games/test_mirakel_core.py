@@ -196,17 +196,21 @@ def test_an_undone_tap_makes_the_fixes_of_older_warnings_stale_for_good():
         GAME.apply(again, {"type": "fix_drop", "id": 1, "bowl": 0, "colour": "red"})
 
 
-def test_undo_after_the_game_is_over_is_refused_and_not_listed():
+def test_the_winning_move_can_be_undone_when_it_was_mistyped():
+    # A wrong last tap is the commonest entry error: the undo policy covers "move", so the
+    # move that ended the game is taken back like any other (DEFAULTS/issue 17).
     s = started()
     s["apprentices"] = ["14", "S2"]
     s["stage"] = "move"
     s["movement"] = {"queue": [{"seat": 0, "steps": 1}], "used": 0, "double": False, "moved": False}
     GAME.advance(s)
+    before = s
     s = play(GAME, s, {"type": "move", "to": "exit", "spend": [], "double_speed": False})
-    assert GAME.undo_label(s) == "move" and GAME.legal_actions(s) == []
-    assert GAME.view(s)["can_undo"] is False
-    with pytest.raises(IllegalAction, match="the game is over"):
-        GAME.apply(s, {"type": "undo"})
+    assert GAME.outcome(s) is not None and GAME.legal_actions(s) == []
+    assert GAME.view(s)["can_undo"] is True and GAME.undo_label(s) == "move"
+    back, _ = GAME.apply(s, {"type": "undo"})
+    assert GAME.outcome(back) is None and back["apprentices"] == before["apprentices"]
+    assert back["stamp"] == s["stamp"] + 1, "a fresh moment: fixes of older warnings go stale"
 
 
 # --- the outcome -----------------------------------------------------------------------

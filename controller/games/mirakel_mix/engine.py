@@ -370,8 +370,7 @@ class MirakelMix(MovementRules, Game):
         if problem:
             self._warn(s, problem[0], problem[1], colour)
             return
-        self._fall(s, colour)
-        s["undo"] = []  # undo reaches back only to the last drop
+        self._fall(s, colour)  # undo reaches back only to here (undo_barrier_reached)
 
     def _do_name_drop(self, s: State, a: Action) -> None:
         colour = self.colour_of(a)
@@ -501,16 +500,12 @@ class MirakelMix(MovementRules, Game):
                             "the game skips the disk by itself")
 
     # --- undo -----------------------------------------------------------------
-    def _undo(self, state: State) -> tuple[State, list[Effect]]:
-        # The core lets an undo through once the game is over; here the exit is final.
-        over = self.outcome(state)
-        if over is not None:
-            raise IllegalAction(f"the game is over ({over.message}); there is no undo")
-        restored, effects = super()._undo(state)
-        restored["stamp"] = state["stamp"] + 1  # a new moment: fixes of older warnings go stale
-        return restored, effects
+    def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
+        # a drop that really fell is a fact; one that only raised a warning is not
+        return kind in self.undo_barrier or (kind == "drop" and after["stamp"] != before["stamp"])
 
-    def undo_effects(self, undone: State, restored: State, kind: str) -> list[Effect]:
+    def on_undo(self, undone: State, restored: State, kind: str) -> list[Effect]:
+        restored["stamp"] = undone["stamp"] + 1  # a new moment: fixes of older warnings go stale
         if kind != "empty_bowl":
             return []
         # The simulated cauldron gives those drops back to the bowl.
@@ -646,7 +641,7 @@ class MirakelMix(MovementRules, Game):
             "cave": dict(cave.public(), apprentices={str(i): p for i, p in enumerate(s["apprentices"])}),
             "movement": self._movement_view(s),
             "warnings": [dict(w, fixes=self.warning_fixes(s, w)) for w in s["warnings"]],
-            "can_undo": bool(s["undo"]) and out is None,
+            "can_undo": bool(s["undo"]),
             "winner": s["winner"],
             "outcome": None if out is None else out.to_json(s["players"]),
         }
