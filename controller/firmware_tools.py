@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import serial
 
-from .devices import floorproto as P
+from .firmware import floorproto as P
 from .devices.pico_link import (CONNECTED, WRONG_FIRMWARE, LinkTimings, PicoLink,
                                 find_pico_ports, wrong_firmware_message)
 from .devices.sim_pico import find_firmware_dir, start_sim_pico  # noqa: F401  (re-exported for the CLI)
@@ -28,11 +28,14 @@ NO_PICO = ("no Pico found: plug the forest-floor Pico in by USB (it shows up wit
 def firmware_files(firmware_dir: Path | None = None) -> list[tuple[Path, str]]:
     """(local file, name on the Pico) for everything flashed; main.py last.
 
-    main.py goes last so a flash cut short leaves the old main.py in place rather
-    than a new main.py importing modules that never arrived.
+    The protocol module is always the one this host imports, so the Pico gets the very
+    protocol it is spoken to in. ``__init__.py`` only makes the folder a package on the
+    host and stays behind. main.py goes last so a flash cut short leaves the old main.py
+    in place rather than a new main.py importing modules that never arrived.
     """
     directory = firmware_dir or find_firmware_dir()
-    files = [(p, p.name) for p in sorted(directory.glob("*.py")) if p.name != "main.py"]
+    files = [(p, p.name) for p in sorted(directory.glob("*.py"))
+             if p.name not in ("__init__.py", "floorproto.py", "main.py")]
     files.append((Path(P.__file__), "floorproto.py"))
     files.append((directory / "main.py", "main.py"))
     return files

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import serial
 from serial.tools import list_ports
 
-from . import floorproto as P
+from ..firmware import floorproto as P
 
 PICO_VID = 0x2E8A          # Raspberry Pi (RP2040 boards running MicroPython)
 

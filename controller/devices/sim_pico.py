@@ -11,6 +11,7 @@ remove the home mark.
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import importlib.util
 import os
 import random
@@ -26,19 +27,22 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import floorproto as P
+from .. import firmware as firmware_package
+from ..firmware import floorproto as P
 
 FIRMWARE_LOGIC = ("settings", "motion", "homing", "floor", "link")
 
 
 def find_firmware_dir() -> Path:
-    """firmware/ of this checkout, or $POTIONPI_FIRMWARE_DIR."""
+    """The installed firmware (the package ``controller.firmware``), or $POTIONPI_FIRMWARE_DIR."""
     env = os.environ.get("POTIONPI_FIRMWARE_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "firmware"
+    # potionpi installs its firmware as a plain folder of files (a regular package,
+    # never zipped), so the package's resource root is a real directory mpremote can read.
+    path = Path(env) if env else Path(str(importlib.resources.files(firmware_package)))
     if not (path / "floor.py").is_file():
         raise FileNotFoundError(
-            f"firmware directory not found at {path}; run from a potionpi checkout "
-            "or set POTIONPI_FIRMWARE_DIR")
+            f"firmware directory not found at {path}; reinstall potionpi or set "
+            "POTIONPI_FIRMWARE_DIR to a folder holding the firmware's .py files")
     return path
 
 
