@@ -47,9 +47,11 @@ bench: $(STAMP_TEST)
 # Firmware: its modules by their names on the Pico, against the RP2040 MicroPython
 # stubs and MicroPython's own standard library (config in firmware/mypy.ini).
 lint: $(STAMP_TEST) $(STAMP_STUBS)
-	$(BIN)/python -m mypy
+	@status=0; \
+	$(BIN)/python -m mypy || status=1; \
 	MYPYPATH=firmware:$(MP_STUBS) $(BIN)/python -m mypy --config-file firmware/mypy.ini \
-	    --custom-typeshed-dir $(MP_STUBS) $(addprefix -m ,$(FIRMWARE_MODULES))
+	    --custom-typeshed-dir $(MP_STUBS) $(addprefix -m ,$(FIRMWARE_MODULES)) || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache test-output
