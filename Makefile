@@ -10,8 +10,9 @@ STAMP_TEST := $(VENV)/.installed-test
 MP_STUBS   := $(VENV)/micropython-stubs
 STAMP_STUBS := $(MP_STUBS)/.installed
 FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py,$(wildcard firmware/*.py)))
-# Test files run in parallel, one worker per core; tests that share a port or the
-# browser say so with xdist_group and run in one worker.
+# Tests run in parallel, one pytest-xdist worker per core (servers take free ports,
+# each worker starts its own browser); a test that must not run beside others of its
+# kind marks them with the same xdist_group and they share one worker.
 PYTEST_ARGS ?= -n auto --dist loadgroup
 
 .PHONY: run test bench lint clean
