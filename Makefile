@@ -1,9 +1,19 @@
-# potionpi — `make run` plays on simulated devices, `make test` runs everything.
+# potionpi — `make run` plays on simulated devices, `make test` runs everything,
+# `make lint` type-checks the host and the firmware.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+# MicroPython's stubs replace the standard library's, so they live apart from the venv's
+# packages, where they would shadow CPython's (they install top-level .pyi files).
+MP_STUBS   := $(VENV)/micropython-stubs
+STAMP_STUBS := $(MP_STUBS)/.installed
+FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py,$(wildcard firmware/*.py)))
+# Tests run in parallel, one pytest-xdist worker per core (servers take free ports,
+# each worker starts its own browser); a test that must not run beside others of its
+# kind marks them with the same xdist_group and they share one worker.
+PYTEST_ARGS ?= -n auto --dist loadgroup
 
 .PHONY: run test bench lint clean
 
@@ -21,6 +31,10 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[pi,test]'
 	touch $(STAMP_TEST) $(STAMP_RUN)
 
+$(STAMP_STUBS): | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade --target $(MP_STUBS) 'micropython-rp2-rpi-pico-stubs>=1.22'
+	touch $(STAMP_STUBS)
+
 run: $(STAMP_RUN)
 	$(BIN)/potionpi run --sim $(ARGS)
 
@@ -30,8 +44,15 @@ test: $(STAMP_TEST)
 bench: $(STAMP_TEST)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
-lint: $(STAMP_TEST)
-	$(BIN)/python -m compileall -q controller web_ui firmware
+# Host: controller and web_ui as CPython 3.11 (config in pyproject.toml).
+# Firmware: its modules by their names on the Pico, against the RP2040 MicroPython
+# stubs and MicroPython's own standard library (config in firmware/mypy.ini).
+lint: $(STAMP_TEST) $(STAMP_STUBS)
+	@status=0; \
+	$(BIN)/python -m mypy || status=1; \
+	MYPYPATH=firmware:$(MP_STUBS) $(BIN)/python -m mypy --config-file firmware/mypy.ini \
+	    --custom-typeshed-dir $(MP_STUBS) $(addprefix -m ,$(FIRMWARE_MODULES)) || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache test-output

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.devices import floorproto as P  # noqa: E402
+from controller.firmware import floorproto as P  # noqa: E402
 from controller.devices.pico_link import LinkTimings, PicoLink  # noqa: E402
 from controller.devices.sim_pico import Faults, SimPico  # noqa: E402
 

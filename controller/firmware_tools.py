@@ -15,9 +15,9 @@ from typing import IO, Any
 
 import serial
 
-from .devices import floorproto as P
-from .devices.pico_link import (CONNECTED, WRONG_FIRMWARE, LinkTimings, PicoLink,
-                                find_pico_ports, wrong_firmware_message)
+from .firmware import floorproto as P
+from .devices.pico_link import (CONNECTED, WRONG_FIRMWARE, LinkTimings, PicoLink, Reply,
+                                find_pico_ports)
 from .devices.sim_pico import find_firmware_dir, start_sim_pico  # noqa: F401  (re-exported for the CLI)
 
 MPREMOTE = [sys.executable, "-m", "mpremote"]
@@ -28,11 +28,14 @@ NO_PICO = ("no Pico found: plug the forest-floor Pico in by USB (it shows up wit
 def firmware_files(firmware_dir: Path | None = None) -> list[tuple[Path, str]]:
     """(local file, name on the Pico) for everything flashed; main.py last.
 
-    main.py goes last so a flash cut short leaves the old main.py in place rather
-    than a new main.py importing modules that never arrived.
+    The protocol module is always the one this host imports, so the Pico gets the very
+    protocol it is spoken to in. ``__init__.py`` only makes the folder a package on the
+    host and stays behind. main.py goes last so a flash cut short leaves the old main.py
+    in place rather than a new main.py importing modules that never arrived.
     """
     directory = firmware_dir or find_firmware_dir()
-    files = [(p, p.name) for p in sorted(directory.glob("*.py")) if p.name != "main.py"]
+    files = [(p, p.name) for p in sorted(directory.glob("*.py"))
+             if p.name not in ("__init__.py", "floorproto.py", "main.py")]
     files.append((Path(P.__file__), "floorproto.py"))
     files.append((directory / "main.py", "main.py"))
     return files
@@ -108,6 +111,7 @@ def flash(port: str | None, out: IO[str], *, mpremote: list[str] | None = None,
     except OSError as exc:
         out.write(f"cannot run mpremote ({exc}); install it with `pip install mpremote`\n")
         return 1
+    assert proc.stdout is not None          # stdout=PIPE
     for line in proc.stdout:
         line = line.rstrip()
         if line.startswith("cp "):
@@ -137,22 +141,23 @@ def check(port: str | None, out: IO[str], *, pings: int = 20,
         while (time.monotonic() < deadline and link.state not in (CONNECTED, WRONG_FIRMWARE)
                and link.attempts < 3):
             time.sleep(0.01)
+        hello = link.hello
         if link.state == WRONG_FIRMWARE:
-            out.write(f"forest floor: {wrong_firmware_message(link.hello)}\n")
+            out.write(f"forest floor: {link.message}\n")     # what runs there and what to flash
             return 2
-        if link.state != CONNECTED:
+        if link.state != CONNECTED or hello is None:
             out.write(f"forest floor: {NO_PICO if 'no Pico found' in link.message else link.message}\n")
             return 1
-        rtts = []
-        reply = None
+        rtts: list[float] = []
+        replies: list[Reply] = []
         for _ in range(pings):
             start = time.perf_counter()
-            reply = link.request(P.PING, timeout=2.0)
+            replies.append(link.request(P.PING, timeout=2.0))
             rtts.append((time.perf_counter() - start) * 1000)
         rtts.sort()
-        status = reply.status
+        status = replies[-1].status
         out.write(f"forest floor: Pico on {link.port}\n"
-                  f"  firmware {link.hello['firmware']}, protocol {link.hello['protocol']} "
+                  f"  firmware {hello['firmware']}, protocol {hello['protocol']} "
                   f"(this potionpi speaks protocol {P.PROTOCOL_VERSION})\n"
                   f"  round trip: median {statistics.median(rtts):.2f} ms, "
                   f"worst {rtts[-1]:.2f} ms over {pings} pings\n"

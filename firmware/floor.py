@@ -106,6 +106,7 @@ class Floor:
                 return
         if self.state == P.MOVING:
             ramp = self._ramp
+            assert ramp is not None            # a move always runs on the ramp _start_leg made
             while st.room() > 0:
                 interval = ramp.next_interval_us()
                 if interval is None:
@@ -121,7 +122,9 @@ class Floor:
         elif self.state == P.HOMING:
             if st.in_flight() > 0:
                 return
-            action = self._homing.update(st.home_active())
+            homing = self._homing
+            assert homing is not None          # home() made it before entering HOMING
+            action = homing.update(st.home_active())
             if action == STEP:
                 st.queue(constant_interval_us(self.home_speed))
                 self._issued += 1

@@ -16,6 +16,14 @@ import motion
 import settings as S
 
 
+# The type checker's view of the PIO assembler's words (pull, mov, set, jmp, ...),
+# which @rp2.asm_pio supplies only while it assembles. MicroPython has no typing
+# module; mypy takes any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rp2.asm_pio import *  # noqa: F403
+
+
 # One step per FIFO word: pull the delay count, STEP high for 16 cycles, low, wait.
 # At 1 MHz a cycle is 1 us; motion.pio_delay() turns an interval into the count.
 @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW, fifo_join=rp2.PIO.JOIN_TX)
@@ -111,9 +119,12 @@ class Led:
 
     def __init__(self):
         self.pin = Pin(S.STATUS_LED, Pin.OUT)
+        self.since = time.ticks_ms()
 
     def show(self, host_here):
-        self.pin.value(1 if host_here else (time.ticks_ms() // 500) % 2)
+        # ticks wrap around, so they are only ever compared through ticks_diff
+        blink = time.ticks_diff(time.ticks_ms(), self.since) // 500 % 2
+        self.pin.value(1 if host_here else blink)
 
 
 def boot_id():

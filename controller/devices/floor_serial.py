@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from . import floorproto as P
+from ..firmware import floorproto as P
 from .base import Section
 from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor, Launch, Move
 from .pico_link import CONNECTED, WRONG_FIRMWARE, LinkDown, LinkTimings, Pending, PicoLink

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import serial
 from serial.tools import list_ports
 
-from . import floorproto as P
+from ..firmware import floorproto as P
 
 PICO_VID = 0x2E8A          # Raspberry Pi (RP2040 boards running MicroPython)
 
@@ -104,6 +104,7 @@ class Pending:
                                f"within {timeout} s")
         if self.error:
             raise self.error
+        assert self.reply is not None         # finished without an error: answered
         return self.reply
 
 
@@ -253,7 +254,8 @@ class PicoLink:
             self.hello = hello
             self._next_seq = 1
             self._rto = self._rto_base = self.timings.rto_s
-            self._srtt = self._rttvar = None
+            self._srtt: float | None = None     # smoothed round trip, once measured
+            self._rttvar = 0.0
             self._last_rx = self._last_tx = time.monotonic()
             self._decoder = self._hello_decoder
             self._status_seq = 0
@@ -287,6 +289,8 @@ class PicoLink:
     def _serve(self) -> None:
         t = self.timings
         ser = self._ser
+        if ser is None:                     # closed between the hello and here
+            return
         while not self._closing:
             now = time.monotonic()
             self._fill_window(ser, now)
@@ -368,12 +372,14 @@ class PicoLink:
     def _sample_rtt(self, rtt: float) -> None:
         """Smoothed round trip and its variation (RFC 6298) set the retransmit timeout."""
         self.rtts.append(rtt)
-        if self._srtt is None:
-            self._srtt, self._rttvar = rtt, rtt / 2
+        srtt = self._srtt
+        if srtt is None:
+            srtt, self._rttvar = rtt, rtt / 2
         else:
-            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self._srtt - rtt)
-            self._srtt = 0.875 * self._srtt + 0.125 * rtt
-        self._rto_base = min(max(self._srtt + 4 * self._rttvar, self.timings.rto_min_s),
+            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(srtt - rtt)
+            srtt = 0.875 * srtt + 0.125 * rtt
+        self._srtt = srtt
+        self._rto_base = min(max(srtt + 4 * self._rttvar, self.timings.rto_min_s),
                              self.timings.rto_max_s)
 
     def _lose(self, reason: str) -> None:

@@ -11,6 +11,7 @@ remove the home mark.
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import importlib.util
 import os
 import random
@@ -25,20 +26,24 @@ import types
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypedDict
 
-from . import floorproto as P
+from .. import firmware as firmware_package
+from ..firmware import floorproto as P
 
 FIRMWARE_LOGIC = ("settings", "motion", "homing", "floor", "link")
 
 
 def find_firmware_dir() -> Path:
-    """firmware/ of this checkout, or $POTIONPI_FIRMWARE_DIR."""
+    """The installed firmware (the package ``controller.firmware``), or $POTIONPI_FIRMWARE_DIR."""
     env = os.environ.get("POTIONPI_FIRMWARE_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "firmware"
+    # potionpi installs its firmware as a plain folder of files (a regular package,
+    # never zipped), so the package's resource root is a real directory mpremote can read.
+    path = Path(env) if env else Path(str(importlib.resources.files(firmware_package)))
     if not (path / "floor.py").is_file():
         raise FileNotFoundError(
-            f"firmware directory not found at {path}; run from a potionpi checkout "
-            "or set POTIONPI_FIRMWARE_DIR")
+            f"firmware directory not found at {path}; reinstall potionpi or set "
+            "POTIONPI_FIRMWARE_DIR to a folder holding the firmware's .py files")
     return path
 
 
@@ -56,18 +61,20 @@ def load_firmware_logic(firmware_dir: str | None = None) -> types.SimpleNamespac
     try:
         sys.modules["floorproto"] = P
         for name in FIRMWARE_LOGIC:
-            spec = importlib.util.spec_from_file_location(f"potionpi_firmware.{name}",
-                                                          directory / f"{name}.py")
+            path = directory / f"{name}.py"
+            spec = importlib.util.spec_from_file_location(f"potionpi_firmware.{name}", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load the firmware module {path}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             spec.loader.exec_module(module)
             setattr(ns, name, module)
     finally:
-        for name, module in saved.items():
-            if module is None:
+        for name, before in saved.items():
+            if before is None:
                 sys.modules.pop(name, None)
             else:
-                sys.modules[name] = module
+                sys.modules[name] = before
     return ns
 
 
@@ -97,7 +104,7 @@ class SimStepper:
 
     FIFO_DEPTH = 8
 
-    def __init__(self, physical: PhysicalFloor, clock=time.monotonic):
+    def __init__(self, physical: PhysicalFloor, clock: Callable[[], float] = time.monotonic):
         self.physical = physical
         self.clock = clock
         self.fifo: deque[int] = deque()
@@ -369,7 +376,20 @@ class SimPico:
             self.last_write_at = time.monotonic()
 
 
-def start_sim_pico(faults: Faults | dict | None = None, **options) -> tuple[str, SimPico]:
+class FaultSettings(TypedDict, total=False):
+    """Faults as a plain dict (a config section or a test's literal); see Faults."""
+
+    drop: float
+    drop_byte: float
+    corrupt: float
+    noise: float
+    delay_s: float
+    silent: bool
+    seed: int
+
+
+def start_sim_pico(faults: Faults | FaultSettings | None = None, *, steps_per_rev: int = 3200,
+                   start: int | None = None) -> tuple[str, SimPico]:
     """A simulated Pico for `potionpi run --sim-mcu`: (port path, handle with close()).
 
     Pass ``steps_per_rev=ants_around * steps_per_ant`` so the simulated disc matches
@@ -377,8 +397,8 @@ def start_sim_pico(faults: Faults | dict | None = None, **options) -> tuple[str,
     """
     if isinstance(faults, dict):
         faults = Faults(**faults)
-    rev = options.setdefault("steps_per_rev", 3200)
     # Just short of the home mark, so the daemon's first homing takes a moment, not a turn.
-    options.setdefault("start", rev - max(1, rev // 64))
-    sim = SimPico(faults=faults, **options)
+    if start is None:
+        start = steps_per_rev - max(1, steps_per_rev // 64)
+    sim = SimPico(faults=faults, steps_per_rev=steps_per_rev, start=start)
     return sim.port, sim

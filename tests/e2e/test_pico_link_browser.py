@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 from controller.devices.floor_serial import SerialForestFloor
 from controller.devices.hub import DeviceHub, FloorReporter
 from controller.devices.sim_pico import SimPico

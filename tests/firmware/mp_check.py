@@ -1,7 +1,7 @@
 """Run under MicroPython *and* CPython: shared vectors, then a scripted firmware session.
 
-Usage: mp_check.py VECTORS_JSON, with firmware/ and controller/devices/ on the module
-path (MICROPYPATH / PYTHONPATH). Prints one transcript line per reply frame and "ok";
+Usage: mp_check.py VECTORS_JSON, with firmware/ on the module path (MICROPYPATH /
+PYTHONPATH). Prints one transcript line per reply frame and "ok";
 tests/firmware/test_micropython.py requires both interpreters to print the same.
 """
 import sys

@@ -1,7 +1,7 @@
 """Homing, moves, faults and refusals of firmware/floor.py on a fake stepper."""
 from __future__ import annotations
 
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 
 from .fakes import run
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("mp_check.py")
 VECTORS = Path(__file__).with_name("vectors.json")
-PATH = os.pathsep.join([str(ROOT / "firmware"), str(ROOT / "controller" / "devices")])
+PATH = str(ROOT / "firmware")              # the protocol sits with the firmware, as on the Pico
 
 
 def run_cpython() -> str:

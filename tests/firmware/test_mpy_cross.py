@@ -7,16 +7,24 @@ from pathlib import Path
 
 import pytest
 
+from controller.firmware import floorproto as P
 from controller.firmware_tools import firmware_files
 
 FILES = firmware_files()
 
 
-def test_the_flash_list_is_every_firmware_file_plus_the_protocol_main_last():
+def test_the_flash_list_is_every_firmware_file_and_the_protocol_main_last():
     names = [name for _, name in FILES]
-    firmware = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "firmware").glob("*.py"))
-    assert sorted(names) == sorted(firmware + ["floorproto.py"])
+    folder = Path(__file__).resolve().parents[2] / "firmware"
+    firmware = sorted(p.name for p in folder.glob("*.py") if p.name != "__init__.py")
+    assert "floorproto.py" in firmware          # the protocol lives with the firmware
+    assert sorted(names) == firmware
     assert names[-1] == "main.py"
+
+
+def test_the_pico_gets_the_protocol_this_host_speaks():
+    (path,) = [p for p, name in FILES if name == "floorproto.py"]
+    assert path.resolve() == Path(P.__file__).resolve()
 
 
 @pytest.mark.parametrize("path", [p for p, _ in FILES], ids=[n for _, n in FILES])

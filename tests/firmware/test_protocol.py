@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 
 VECTORS = json.loads((Path(__file__).with_name("vectors.json")).read_text())
 

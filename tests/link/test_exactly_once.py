@@ -1,7 +1,7 @@
 """1,000 commands through a wire that corrupts or drops 5 % of frames: each runs exactly once."""
 from __future__ import annotations
 
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 from controller.devices.pico_link import PicoLink, LinkTimings
 
 from .conftest import FAST, REV, ready, wait_for

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 import serial
 
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 from controller.devices import pico_link
 from controller.devices.pico_link import PicoLink, find_pico_ports
 from controller.devices.sim_pico import SimPico

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from controller import firmware_tools
-from controller.devices import floorproto as P
+from controller.firmware import floorproto as P
 from controller.devices import pico_link
 from controller.devices.sim_pico import SimPico
 
