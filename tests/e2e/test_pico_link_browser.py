@@ -8,13 +8,12 @@ from __future__ import annotations
 import pytest
 
 from controller.firmware import floorproto as P
-from controller.devices.floor_serial import SerialForestFloor
 from controller.devices.hub import DeviceHub, FloorReporter
 from controller.devices.sim_pico import SimPico
 from controller.store import Store
 from controller.table import Table
 from tests.e2e.conftest import LiveTable
-from tests.link.conftest import FAST, REV, STEPS_PER_ANT, wait_for
+from tests.link.conftest import REV, serial_floor, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -25,9 +24,7 @@ def pico_table(tmp_path):
 
     def make(protocol: int = P.PROTOCOL_VERSION):
         pico = SimPico(steps_per_rev=REV, protocol=protocol)
-        floor = SerialForestFloor({"ants_around": 16, "steps_per_ant": STEPS_PER_ANT,
-                                   "top_speed": 4000, "acceleration": 40000, "home_speed": 1500,
-                                   "serial_port": pico.port, "link": FAST})
+        floor = serial_floor(pico.port)
         table = Table(Store(tmp_path / f"t{len(made)}.sqlite3"))
         hub = DeviceHub(simulated=False, forest_floor=floor)
         floor.on_change(FloorReporter(table))

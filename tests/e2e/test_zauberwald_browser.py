@@ -38,8 +38,7 @@ def make_table(tmp_path, *, floor: bool, ants_per_second: float = 8.0):
     config["forest_floor"]["backend"] = "auto" if floor else "none"
     store = Store(tmp_path / "table.sqlite3")
     table = Table(store)
-    hub = DeviceHub.build(config, sim=True, table=table, say=lambda *_: None)
-    table.on_effect(hub.handle_effect)
+    hub = DeviceHub.build(config, sim=True, table=table, say=lambda *_: None)  # joins the table
     live = LiveTable.start(table, hub)
     return live, hub, store
 
