@@ -242,6 +242,25 @@ def test_pulling_the_host_mid_move_the_move_completes_and_the_host_carries_on(ri
     assert status["position"] == 500 and rig.state()["steps_back"] == 100
 
 
+def test_a_power_cycle_is_noticed_and_the_floor_must_home_again(rig, host):
+    link = host.open()
+    home(link, rig, rotor_at=50)
+    connects = link.connects
+    rig.reset()                               # power cut: the Pico reboots, the port stays
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while link.connects == connects and time.monotonic() < deadline:
+        try:
+            link.request(P.PING, timeout=2)   # answered "no session" once the Pico is back
+        except (pico_link.LinkDown, TimeoutError):
+            time.sleep(0.1)
+    assert link.wait_connected(BOOT_TIMEOUT) and link.connects == connects + 1, link.message
+    assert rig.state()["resets"] == ["host"]
+    configure(link)                           # a fresh Pico knows only its defaults
+    status = link.request(P.PING, timeout=10).status
+    assert not status["homed"] and status["state"] == P.IDLE
+    assert link.request(P.MOVE_TO, P.pack_move_to(10), timeout=10).error == "not_homed"
+
+
 @pytest.mark.xfail(strict=True, reason="firmware has no jam detection: a move that passes the "
                    "home mark's step without seeing it is not reported as fault 'jam' (issue 11)")
 def test_a_jammed_floor_is_reported_as_jam(rig, link):
