@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 
 SIZE = (1024, 768)
 RECIPES = {r["number"]: {c: n for c, n in r["ingredients"].items() if n}
-           for r in load_data("zauberwald")["recipes"]}
+           for r in load_data("controller.games.zauberwald")["recipes"]}
 # A card from a differing printing (in no deck of ours): the engine takes it, without a number.
 HOUSE_CARDS = [{"red": 3, "blue": 2, "white": 2}, {"green": 3, "purple": 2, "black": 2},
                {"yellow": 3, "orange": 2, "white": 2}]
