@@ -66,12 +66,13 @@ async function drawGame(session) {
   $("#btn-new-game").hidden = false;
   $("#start-view").hidden = true;
   root.hidden = false;
+  // which game is on the table, before it draws (a game's module may ask, e.g. its pollers)
+  document.body.dataset.game = String(session.id);
+  document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.state?.prompt || "";
   mod.render(root, session, { perform, choose, send, toast, el, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null });
   // said last, so whoever waits for a version (a test, a script) finds it drawn
-  document.body.dataset.game = String(session.id);
-  document.body.dataset.gameId = session.game;
   document.body.dataset.version = String(session.version);
 }
 
