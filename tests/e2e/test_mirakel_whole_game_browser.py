@@ -92,7 +92,7 @@ def shoot(page, output_dir, name: str) -> None:
         assert_touch_targets(page)
         if page.locator("#cave").is_visible():
             assert_cave_readable(page)
-        page.screenshot(path=str(output_dir / f"{name}_{width}x{height}.png"))
+        page.screenshot(path=str(output_dir / f"{name}_{width}x{height}.png"), animations="disabled")
     page.set_viewport_size({"width": 1024, "height": 768})
 
 
