@@ -62,7 +62,8 @@ class Store:
             cur = self._db.execute(
                 "INSERT INTO games (game, players, options, seed, started) VALUES (?, ?, ?, ?, ?)",
                 (game, json.dumps(players), json.dumps(options), seed, now))
-            return int(cur.lastrowid)
+            assert cur.lastrowid is not None
+            return cur.lastrowid
 
     def append(self, game_id: int, version: int, action: dict[str, Any], source: str,
                outcome: dict[str, Any] | None = None) -> None:

@@ -15,10 +15,10 @@ import logging
 import random
 import threading
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from . import games
-from .contracts import Action, Effect, Notice, Session, State
+from .contracts import Action, Effect, Notice, OutcomeJSON, Session, State
 from .games import BadSetup, Refusal
 from .store import Store
 
@@ -198,7 +198,7 @@ class Table:
                 "players": players, "state": engine.view(state, seat),
                 "legal_actions": [] if outcome is not None else engine.legal_actions(state),
                 "legal_actions_complete": engine.legal_actions_complete,
-                "outcome": None if outcome is None else outcome.to_json(players)}
+                "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 
     def _publish(self) -> None:
         self._changed.notify_all()

@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, current_app
+from flask.json.provider import DefaultJSONProvider
 
 from controller import games
 
@@ -102,8 +103,9 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    app.json.sort_keys = False
-    app.json.compact = True
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False
+        app.json.compact = True
     app.extensions["potionpi"] = TableContext(
         table=table, devices=devices,
         gate=PinGate(str(pin), attempts=int(merged["pin_attempts"]),

@@ -139,7 +139,7 @@ def logout() -> Response:
 # --- the simulated cauldron --------------------------------------------------------------
 def simulated_cauldron():
     c = ctx()
-    if not c.simulated:
+    if not c.simulated or c.devices is None:
         raise ApiError(404, "this table has a real cauldron; turn it by hand")
     return c.devices.cauldron
 
