@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable, Generator, Iterator, cast
+from typing import Any, Callable, Generator, cast
 
 from flask import Blueprint, Response, request
 
