@@ -226,7 +226,7 @@ def cmd_replay(args) -> int:
         store.close()
     outcome = engine.outcome(state)
     print(f"game #{row['id']} ({row['game']}): {len(actions)} actions replayed, "
-          f"outcome {json.dumps(outcome)}")
+          f"outcome {json.dumps(None if outcome is None else outcome.to_json(row['players']))}")
     return EXIT_OK
 
 

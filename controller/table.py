@@ -15,16 +15,16 @@ import logging
 import random
 import threading
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from . import games
-from .contracts import Action, Effect, Notice, Session, State
-from .games import BadSetup, IllegalAction, Refusal
+from .contracts import Action, Effect, Notice, OutcomeJSON, Session, State
+from .games import BadSetup, Refusal
 from .store import Store
 
 log = logging.getLogger(__name__)
 
-EffectHandler = Callable[[dict[str, Any]], None]
+EffectHandler = Callable[[Effect], None]
 
 
 class NoGame(Exception):
@@ -37,7 +37,7 @@ class NoGame(Exception):
 class VersionConflict(Exception):
     """The client acted on an old version; ``session`` is the current one."""
 
-    def __init__(self, given: int, session: dict[str, Any]):
+    def __init__(self, given: int, session: Session):
         super().__init__(f"the table is at version {session['version']}, not {given}; "
                          "look again and retry")
         self.session = session
@@ -52,18 +52,18 @@ class Table:
         self._lock = threading.RLock()        # re-entrant: an effect may report back at once
         self._changed = threading.Condition(self._lock)
         self._effect_handlers: list[EffectHandler] = []
-        self._notices: deque[tuple[int, dict[str, Any]]] = deque(maxlen=32)
+        self._notices: deque[tuple[int, Notice]] = deque(maxlen=32)
         self._notice_seq = 0
         self._game_id: int | None = None
         self._engine: games.Game | None = None
         self._meta: dict[str, Any] = {}
-        self._state: dict[str, Any] | None = None
+        self._state: State | None = None
         self._version = 0
-        self._session: dict[str, Any] | None = None   # cached public session of _version
+        self._session: Session | None = None   # cached public session of _version
         self.closed = False
 
     # --- life cycle -------------------------------------------------------------
-    def resume(self) -> dict[str, Any] | None:
+    def resume(self) -> Session | None:
         """Rebuild the running game from the log (state = replay(setup, actions))."""
         with self._lock:
             row = self.store.running_game()
@@ -80,7 +80,7 @@ class Table:
             return self._session
 
     def start(self, game_id: str, players: list[str], seed: int | None = None,
-              options: dict[str, Any] | None = None) -> dict[str, Any]:
+              options: dict[str, Any] | None = None) -> Session:
         """Start a new game (any running one is closed and stays in history)."""
         engine = self._load_game(game_id)           # KeyError: unknown game
         options = dict(options or {})
@@ -92,37 +92,37 @@ class Table:
         with self._lock:
             game_row_id = self.store.new_game(game_id, list(players), seed, options)
             meta = {"game": game_id, "players": list(players), "seed": seed, "options": options}
-            self._install(game_row_id, engine, meta, state, 0)
+            session = self._install(game_row_id, engine, meta, state, 0)
             self._publish()
             # devices put themselves in step with the new game (e.g. all drops back in)
             self.device_sync()
-            return self._session  # type: ignore[return-value]
+            return session
 
     # --- the one writer ----------------------------------------------------------
-    def act(self, action: dict[str, Any], *, version: int | None = None,
-            source: str = "player") -> dict[str, Any]:
-        """Apply one action. Raises NoGame, VersionConflict or IllegalAction; then nothing changed."""
+    def act(self, action: Action, *, version: int | None = None,
+            source: str = "player") -> Session:
+        """Apply one action. Raises NoGame, VersionConflict, InvalidAction (malformed) or
+        IllegalAction (the rules, the game is over); then nothing changed."""
         with self._lock:
-            if self._engine is None or self._state is None:
+            if self._engine is None or self._state is None or self._game_id is None \
+                    or self._session is None:
                 raise NoGame()
             if version is not None and version != self._version:
-                raise VersionConflict(version, self._session)  # type: ignore[arg-type]
-            over = self._engine.outcome(self._state)
-            if over is not None:
-                raise IllegalAction(f"the game is over ({over.message}); start a new one")
+                raise VersionConflict(version, self._session)
+            # the engine refuses what a finished game no longer takes (Game.apply)
             new_state, effects = self._engine.apply(self._state, action)
             new_version = self._version + 1
             outcome = self._engine.outcome(new_state)
-            self.store.append(self._game_id, new_version, action, source,  # type: ignore[arg-type]
-                              None if outcome is None else outcome.to_json(self._meta["players"]))
+            self.store.append(self._game_id, new_version, action, source,
+                              None if outcome is None else dict(outcome.to_json(self._meta["players"])))
             self._state, self._version = new_state, new_version
-            self._session = self._build_session()
+            session = self._session = self._build_session()
             self._publish()
             for effect in effects:
                 self._dispatch(effect)
-            return self._session
+            return session
 
-    def sensor(self, action: dict[str, Any]) -> None:
+    def sensor(self, action: Action) -> None:
         """An action from a device. A refusal becomes a visible notice, never a silent change."""
         try:
             self.act(action, source="sensor")
@@ -145,11 +145,11 @@ class Table:
             for effect in self._engine.device_sync(self._state):
                 self._dispatch(effect)
 
-    def notice(self, notice: dict[str, Any]) -> None:
+    def notice(self, notice: Notice) -> None:
         """Publish a passing message (e.g. "turn gently") that does not change the game."""
         with self._lock:
             self._notice_seq += 1
-            self._notices.append((self._notice_seq, dict(notice)))
+            self._notices.append((self._notice_seq, notice.copy()))
             self._changed.notify_all()
 
     def close(self) -> None:
@@ -163,7 +163,7 @@ class Table:
     def version(self) -> int:
         return self._version
 
-    def session(self, seat: int | None = None) -> dict[str, Any] | None:
+    def session(self, seat: int | None = None) -> Session | None:
         """The running game as a client sees it (public view unless a seat is given)."""
         with self._lock:
             if self._engine is None:
@@ -183,26 +183,27 @@ class Table:
 
     # --- internals ---------------------------------------------------------------
     def _install(self, game_row_id: int, engine: games.Game, meta: dict[str, Any],
-                 state: dict[str, Any], version: int) -> None:
+                 state: State, version: int) -> Session:
         self._game_id, self._engine, self._state, self._version = game_row_id, engine, state, version
         self._meta = {"game": meta["game"], "players": list(meta["players"])}
-        self._session = self._build_session()
+        session = self._session = self._build_session()
+        return session
 
-    def _build_session(self, seat: int | None = None) -> dict[str, Any]:
-        engine, state = self._engine, self._state
-        assert engine is not None and state is not None
+    def _build_session(self, seat: int | None = None) -> Session:
+        engine, state, game_id = self._engine, self._state, self._game_id
+        assert engine is not None and state is not None and game_id is not None
         outcome = engine.outcome(state)
-        players = self._meta["players"]
-        return {"id": self._game_id, "game": self._meta["game"], "version": self._version,
+        players: list[str] = self._meta["players"]
+        return {"id": game_id, "game": self._meta["game"], "version": self._version,
                 "players": players, "state": engine.view(state, seat),
                 "legal_actions": [] if outcome is not None else engine.legal_actions(state),
                 "legal_actions_complete": engine.legal_actions_complete,
-                "outcome": None if outcome is None else outcome.to_json(players)}
+                "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 
     def _publish(self) -> None:
         self._changed.notify_all()
 
-    def _dispatch(self, effect: dict[str, Any]) -> None:
+    def _dispatch(self, effect: Effect) -> None:
         for handler in self._effect_handlers:
             try:
                 handler(effect)
@@ -228,7 +229,7 @@ class Subscription:
             self.seen_version = version
             self.seen_game = self.table._game_id
 
-    def get(self, timeout: float) -> dict[str, Any] | None:
+    def get(self, timeout: float) -> Session | dict[str, Notice] | None:
         """Block up to ``timeout`` s; return a session newer than seen, a {"notice"}, or None."""
         t = self.table
         with t._lock:

@@ -2,13 +2,65 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
-from controller.games import BadSetup, IllegalAction
+from controller.contracts import Action, Effect, State
+from controller.games import BadSetup, IllegalAction, InvalidAction, Outcome
+from controller.games.base import Game
 from controller.store import Store
 from controller.table import NoGame, Table, VersionConflict
-from tests.conftest import load_tally
+
+
+class Tally(Game):
+    """A minimal game on the engine core: add 1..3 until the tally reaches 10; the one
+    who reaches it wins. ``undo`` takes back an add; ``shout`` is still heard after the end."""
+
+    id = "tally"
+    name = "Tally"
+    min_players, max_players = 1, 4
+    undoable = frozenset({"add"})
+    after_game_over = frozenset({"shout"})
+
+    def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
+        self.check_players(players)
+        return {"tally": 0, "turn": 0, "players": players, "shouts": 0}
+
+    def legal_actions(self, state: State) -> list[Action]:
+        return [{"type": "add", "n": n} for n in (1, 2, 3) if state["tally"] + n <= 10]
+
+    def _do_add(self, state: State, action: Action) -> list[Effect]:
+        n = action.get("n")
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise InvalidAction('"n" must be a whole number')
+        if n not in (1, 2, 3):
+            raise IllegalAction("you may add 1, 2 or 3")
+        if state["tally"] + n > 10:
+            raise IllegalAction("the tally may not pass 10")
+        state["tally"] += n
+        state["turn"] = (state["turn"] + 1) % len(state["players"])
+        return [{"device": "counter", "op": "show", "value": state["tally"]}]  # type: ignore[typeddict-unknown-key]
+
+    def _do_shout(self, state: State, action: Action) -> None:
+        state["shouts"] += 1
+
+    def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
+        return {"tally": state["tally"], "active": state["turn"], "shouts": state["shouts"]}
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state["tally"] != 10:
+            return None
+        winner = (state["turn"] - 1) % len(state["players"])
+        return Outcome(winners=(winner,), reason="ten", message="the tally reached 10",
+                       ranking=Outcome.rank([int(seat == winner) for seat in range(len(state["players"]))]),
+                       details={"tally": 10})
+
+
+def load_tally(game_id: str) -> Game:
+    if game_id != "tally":
+        raise KeyError(game_id)
+    return Tally()
 
 
 @pytest.fixture
@@ -77,10 +129,57 @@ def test_finished_game_is_recorded_with_outcome(table, store):
     for n in (3, 3, 3):
         table.act({"type": "add", "n": n})
     s = table.act({"type": "add", "n": 1})
-    assert s["outcome"] == {"winners": [1]} and s["legal_actions"] == []
+    # Outcome.to_json: codes and a sentence, the ranking, the game's details, the names
+    outcome = {"tally": 10, "winners": [1], "reason": "ten", "message": "the tally reached 10",
+               "ranking": [{"seat": 1, "place": 1, "score": 1}, {"seat": 0, "place": 2, "score": 0}],
+               "winner_names": ["Ben"]}
+    assert s["outcome"] == outcome and s["legal_actions"] == []
     assert store.history()[0]["status"] == "finished"
-    with pytest.raises(IllegalAction, match="over"):
+    assert store.history()[0]["outcome"] == outcome
+    # the engine refuses what a finished game no longer takes, in words naming the end
+    with pytest.raises(IllegalAction, match="the game is over \\(the tally reached 10\\)"):
         table.act({"type": "add", "n": 1})
+    # ... and takes what the game declares it still takes after the end
+    assert table.act({"type": "shout"})["state"]["shouts"] == 1
+
+
+def test_a_malformed_action_is_invalid_and_a_refused_one_illegal(table, store):
+    s = table.start("tally", ["Ann"], seed=1)
+    for action, words in (({"type": "add", "n": "two"}, '"n" must be a whole number'),
+                          ({"type": "jump"}, "Tally has no action called 'jump'"),
+                          ({"n": 1}, 'an action needs a "type"')):
+        with pytest.raises(InvalidAction, match=words) as exc:
+            table.act(action)
+        assert exc.value.status == 400
+    with pytest.raises(IllegalAction) as refused:
+        table.act({"type": "add", "n": 4})
+    assert refused.value.status == 422 and not isinstance(refused.value, InvalidAction)
+    assert table.session() == s and store.actions(s["id"]) == []
+
+
+def test_the_session_says_whether_its_legal_actions_are_complete(table):
+    s = table.start("tally", ["Ann"], seed=1)
+    assert s["legal_actions_complete"] is True
+    Tally.legal_actions_complete = False      # a game that lists only a sample
+    try:
+        assert table.start("tally", ["Ann"], seed=1)["legal_actions_complete"] is False
+    finally:
+        Tally.legal_actions_complete = True
+
+
+def test_undo_goes_through_the_table_and_is_logged_so_a_resume_agrees(tmp_path):
+    path = tmp_path / "db.sqlite3"
+    first = Table(Store(path), load_game=load_tally)
+    first.start("tally", ["Ann", "Ben"], seed=5)
+    first.act({"type": "add", "n": 3})
+    first.act({"type": "add", "n": 2})
+    undone = first.act({"type": "undo"})
+    assert undone["version"] == 3 and undone["state"]["tally"] == 3
+    assert first.act({"type": "undo"})["state"]["tally"] == 0
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        first.act({"type": "undo"})
+    again = Table(Store(path), load_game=load_tally)
+    assert again.resume() == first.session()
 
 
 def test_effects_reach_devices_after_commit(table, store):
@@ -88,7 +187,9 @@ def test_effects_reach_devices_after_commit(table, store):
     table.on_effect(lambda e: seen.append((e, len(store.actions(table.session()["id"])))))
     started = table.start("tally", ["Ann"], seed=1)
     table.act({"type": "add", "n": 2})
-    assert seen == [({"device": "*", "op": "sync", "session": started}, 0),
+    # a new game first puts the devices in step (Game.device_sync: by default a reset)
+    assert started["version"] == 0
+    assert seen == [({"device": "*", "op": "reset"}, 0),
                     ({"device": "counter", "op": "show", "value": 2}, 1)]
 
 

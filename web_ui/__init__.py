@@ -12,11 +12,18 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, current_app
+from flask.json.provider import DefaultJSONProvider
+
+from controller import games
 
 from .auth import PinGate
+
+if TYPE_CHECKING:
+    from controller.devices.hub import DeviceHub
+    from controller.table import Table
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
@@ -41,8 +48,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 class TableContext:
     """What the blueprints need, kept in ``app.extensions["potionpi"]``."""
 
-    table: Any
-    devices: Any
+    table: Table
+    devices: DeviceHub | None
     gate: PinGate
     settings: dict[str, Any]
     shutdown: threading.Event = field(default_factory=threading.Event)
@@ -75,7 +82,7 @@ def ctx() -> TableContext:
     return current_app.extensions["potionpi"]
 
 
-def create_app(*, table: Any, devices: Any = None, pin: str, secret_key: str | bytes,
+def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secret_key: str | bytes,
                settings: dict[str, Any] | None = None) -> Flask:
     """Build the Flask app around a running ``Table`` (and a ``DeviceHub``, if any)."""
     merged = dict(DEFAULT_SETTINGS)
@@ -96,20 +103,26 @@ def create_app(*, table: Any, devices: Any = None, pin: str, secret_key: str | b
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    app.json.sort_keys = False
-    app.json.compact = True
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False
+        app.json.compact = True
     app.extensions["potionpi"] = TableContext(
         table=table, devices=devices,
         gate=PinGate(str(pin), attempts=int(merged["pin_attempts"]),
                      window=float(merged["pin_window_seconds"])),
         settings=merged)
 
-    from . import api, errors, floor_api, pages, stream, zaubercocktail_api
+    from . import api, errors, floor_api, pages, plugins, stream
     app.register_blueprint(api.bp)
     app.register_blueprint(floor_api.bp)
-    app.register_blueprint(zaubercocktail_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(plugins.bp)
+    # each game's own routes (e.g. a player's phone page), found by looking, never named
+    for plugin in games.plugins().values():
+        blueprint = plugin.load_blueprint()
+        if blueprint is not None:
+            app.register_blueprint(blueprint)
     errors.register(app)
     return app
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from controller import games
-from controller.games import IllegalAction
+from controller.games import Refusal
 from controller.table import NoGame, VersionConflict
 
 from . import auth, ctx
@@ -42,7 +42,7 @@ def whole_number(data: dict[str, Any], key: str, *, low: int | None = None,
 
 # --- health and games ------------------------------------------------------------------
 @bp.get("/healthz")
-def healthz():
+def healthz() -> Response:
     c = ctx()
     devices = c.devices.status() if c.devices is not None else {}
     session = c.table.session()
@@ -53,23 +53,20 @@ def healthz():
 
 
 def offered_games() -> list[dict[str, Any]]:
-    """The games this build runs, with their player counts (also on the start screen)."""
-    result = []
-    for game_id in games.available():
-        info = games.load(game_id).info()
-        result.append({"id": info["id"], "name": info["name"],
-                       "min_players": info["min_players"], "max_players": info["max_players"]})
-    return result
+    """The games this build runs: id, name, player counts and the set-up toggles of the
+    start screen (``settings_legend``; ``toggles``: option, value, label, hint). Read from
+    the plug-ins, so no engine is imported to list them."""
+    return [plugin.info() for plugin in games.plugins().values()]
 
 
 @bp.get("/api/v1/games")
-def list_games():
+def list_games() -> Response:
     return jsonify(offered_games())
 
 
 # --- the session (the running game) --------------------------------------------------
 @bp.get("/api/v1/session")
-def get_session():
+def get_session() -> Response:
     session = ctx().table.session()
     if session is None:
         raise ApiError(404, NO_GAME)
@@ -78,12 +75,12 @@ def get_session():
 
 @bp.post("/api/v1/session")
 @auth.table_required
-def start_session():
+def start_session() -> tuple[Response, int]:
     data = json_object()
     game_id = data.get("game")
-    if not isinstance(game_id, str) or not game_id:
-        raise ApiError(400, '"game" must name a game, e.g. "mirakel-mix"')
     offered = games.available()
+    if not isinstance(game_id, str) or not game_id:
+        raise ApiError(400, f'"game" must name a game, e.g. "{offered[0] if offered else "mirakel-mix"}"')
     if game_id not in offered:
         raise ApiError(400, f'there is no game "{game_id}" here; this table runs: {", ".join(offered)}')
     players = data.get("players")
@@ -98,14 +95,14 @@ def start_session():
         raise ApiError(400, '"options" must be a JSON object')
     try:
         session = ctx().table.start(game_id, players, seed, options)
-    except IllegalAction as exc:            # BadSetup: e.g. five players for a 2-4 player game
-        raise ApiError(422, str(exc)) from None
+    except Refusal as exc:                  # BadSetup (422): e.g. five players for a 2-4 player game
+        raise ApiError(exc.status, str(exc)) from None
     return jsonify(session), 201
 
 
 @bp.post("/api/v1/session/actions")
 @auth.table_required
-def post_action():
+def post_action() -> Response:
     data = json_object()
     action = data.get("action")
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
@@ -117,14 +114,14 @@ def post_action():
         raise ApiError(409, str(exc), extra={"session": exc.session}) from None
     except NoGame:
         raise ApiError(404, NO_GAME) from None
-    except IllegalAction as exc:
-        raise ApiError(422, str(exc)) from None
+    except Refusal as exc:                  # InvalidAction: 400 (not an action of this game);
+        raise ApiError(exc.status, str(exc)) from None   # IllegalAction: 422 (the rules say no)
     return jsonify(session)
 
 
 # --- the tablet's PIN --------------------------------------------------------------------
 @bp.post("/api/v1/login")
-def login():
+def login() -> Response:
     data = json_object()
     pin = data.get("pin")
     if not isinstance(pin, str):
@@ -134,7 +131,7 @@ def login():
 
 
 @bp.post("/api/v1/logout")
-def logout():
+def logout() -> Response:
     auth.log_out()
     return jsonify({"unlocked": False})
 
@@ -142,13 +139,13 @@ def logout():
 # --- the simulated cauldron --------------------------------------------------------------
 def simulated_cauldron():
     c = ctx()
-    if not c.simulated:
+    if not c.simulated or c.devices is None:
         raise ApiError(404, "this table has a real cauldron; turn it by hand")
     return c.devices.cauldron
 
 
 @bp.post("/api/v1/sim/cauldron/turn")
-def sim_turn():
+def sim_turn() -> Response:
     cauldron = simulated_cauldron()
     auth.check_table()
     data = json_object()
@@ -164,15 +161,17 @@ def sim_turn():
 
 
 @bp.post("/api/v1/sim/cauldron/drop")
-def sim_drop():
+def sim_drop() -> Response:
     cauldron = simulated_cauldron()
     auth.check_table()
     data = json_object() if request.get_data() else {}
-    color = data.get("color")
-    if color is not None and (not isinstance(color, str) or not color):
-        raise ApiError(400, '"color" must be a colour name such as "red", or left out for a random drop')
+    # "color": what a tablet loaded before the spelling was settled still sends
+    key = "colour" if "colour" in data or "color" not in data else "color"
+    colour = data.get(key)
+    if colour is not None and (not isinstance(colour, str) or not colour):
+        raise ApiError(400, f'"{key}" must be a colour name such as "red", or left out for a random drop')
     try:
-        cauldron.drop(color)
+        cauldron.drop(colour)
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     return jsonify({"session": ctx().table.session()})

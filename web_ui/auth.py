@@ -87,8 +87,9 @@ def pin_fingerprint() -> str:
     Keyed with the secret key because the cookie is signed, not encrypted, and a bare
     hash of a 4-digit PIN could be reversed by trying all 10 000.
     """
-    key = current_app.secret_key
-    key = key.encode() if isinstance(key, str) else key
+    secret = current_app.secret_key
+    assert secret is not None, "create_app always sets the secret key"
+    key = secret.encode() if isinstance(secret, str) else secret
     return hmac.new(key, _gate().pin.encode(), hashlib.sha256).hexdigest()[:32]
 
 

@@ -54,7 +54,8 @@ def register(app: Flask) -> None:
         code = exc.code or 500
         sentence = SENTENCES.get(code, (exc.name or "error").lower())
         if _wants_json():
-            headers = {"Allow": ", ".join(exc.valid_methods)} if getattr(exc, "valid_methods", None) else None
+            allowed = getattr(exc, "valid_methods", None)      # only a 405 has them
+            headers = {"Allow": ", ".join(allowed)} if allowed else None
             return _json(code, sentence, headers=headers)
         return render_template("error.html", code=code, sentence=sentence), code
 

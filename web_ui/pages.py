@@ -10,7 +10,7 @@ bp = Blueprint("pages", __name__)
 
 
 @bp.get("/")
-def table_page():
+def table_page() -> tuple[str, int, dict[str, str]]:
     c = ctx()
     boot = {
         "session": c.table.session(),

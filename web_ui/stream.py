@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generator, cast
 
 from flask import Blueprint, Response, request
+
+from controller.contracts import Notice, Session
 
 from . import ctx
 from .errors import ApiError
@@ -25,7 +27,7 @@ from .errors import ApiError
 bp = Blueprint("stream", __name__)
 
 
-def session_message(session: dict[str, Any]) -> str:
+def session_message(session: Session) -> str:
     data = json.dumps(session, separators=(",", ":"))
     return f"id: {session['version']}\ndata: {data}\n\n"
 
@@ -41,7 +43,7 @@ class MessageCache:
         self._messages: dict[tuple[Any, int], str] = {}
         self._lock = threading.Lock()
 
-    def message(self, session: dict[str, Any]) -> str:
+    def message(self, session: Session) -> str:
         key = (session.get("id"), session["version"])
         with self._lock:
             cached = self._messages.get(key)
@@ -55,7 +57,7 @@ class MessageCache:
         return text
 
 
-def notice_message(notice: dict[str, Any]) -> str:
+def notice_message(notice: Notice) -> str:
     return f"event: notice\ndata: {json.dumps(notice, separators=(',', ':'))}\n\n"
 
 
@@ -66,7 +68,7 @@ class StreamBody:
     leaking the stream slot; the server calls ``close()`` in every case.
     """
 
-    def __init__(self, events: Iterator[str], release: Callable[[], None]):
+    def __init__(self, events: Generator[str, None, None], release: Callable[[], None]):
         self._events = events
         self._release = release
         self._closed = False
@@ -101,7 +103,7 @@ def stream():
     subscription = c.table.subscribe()
     cache = c.extras.setdefault("messages", MessageCache())
 
-    def events() -> Iterator[str]:
+    def events() -> Generator[str, None, None]:
         # "retry" sets the browser's reconnect delay; the comment gets the headers out now.
         yield f"retry: {int(settings['reconnect_ms'])}\n: potionpi live table\n\n"
         last_write = time.monotonic()
@@ -115,9 +117,9 @@ def stream():
                     last_write = time.monotonic()
                 continue
             if set(item) == {"notice"}:
-                yield notice_message(item["notice"])
+                yield notice_message(cast(dict[str, Notice], item)["notice"])
             else:
-                yield cache.message(item)
+                yield cache.message(cast(Session, item))
             last_write = time.monotonic()
 
     def release() -> None:

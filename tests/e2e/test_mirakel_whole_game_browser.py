@@ -12,7 +12,7 @@ import random
 import pytest
 
 from tests.e2e.conftest import LiveTable
-from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, phase, tap_and_wait, wait_for_phase
+from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, phase, tap_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -72,19 +72,40 @@ def assert_cave_readable(page) -> None:
         assert not any(overlap(a, s) for s in spaces), "an obstacle name covers a space"
 
 
+def cave_fits(page) -> None:
+    """Wait until the cave map is drawn to its panel's size (it redraws when the panel resizes)."""
+    page.wait_for_function("""() => {
+        const stage = document.querySelector('#cave-stage'), map = stage?.querySelector('svg');
+        return !stage || stage.offsetParent === null || (map !== null &&
+            Number(map.getAttribute('width')) === stage.clientWidth &&
+            Number(map.getAttribute('height')) === stage.clientHeight); }""")
+
+
 def shoot(page, output_dir, name: str) -> None:
     """A screenshot at each tablet size, e.g. placement_1024x768.png."""
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_function("([w, h]) => window.innerWidth === w && window.innerHeight === h", arg=[width, height])
-        page.wait_for_timeout(150)      # let the cave redraw for its new size (a picture, not a measurement)
+        cave_fits(page)
         overflow = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
         assert overflow[0] <= width and overflow[1] <= height, f"{name} at {width}x{height} scrolls: {overflow}"
         assert_touch_targets(page)
         if page.locator("#cave").is_visible():
             assert_cave_readable(page)
-        page.screenshot(path=str(output_dir / f"{name}_{width}x{height}.png"))
+        page.screenshot(path=str(output_dir / f"{name}_{width}x{height}.png"), animations="disabled")
     page.set_viewport_size({"width": 1024, "height": 768})
+
+
+def drawn(page, session: dict) -> None:
+    """Wait until the page shows exactly the table's ``session`` (its version and phase)."""
+    page.wait_for_function("([v, p]) => document.body.dataset.version === v && document.body.dataset.phase === p",
+                           arg=[str(session["version"]), session["state"]["phase"]])
+
+
+def tap_on(page, session: dict, selector: str) -> None:
+    """Tap what ``selector`` finds on the page showing ``session``; wait for the next version drawn."""
+    page.locator(selector).first.tap()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=str(session["version"]))
 
 
 def api(live, action: dict) -> dict:
@@ -104,9 +125,9 @@ def test_a_whole_two_player_game_to_its_winner_by_taps(served, page_on, output_d
     page = page_on(live.url)
 
     page.locator('input[value="mirakel-mix"]').check()
-    assert page.locator("#mirakel-settings").is_visible()
-    assert not page.locator("#opt-coach").is_checked()          # off by default
-    page.locator("#mirakel-settings .toggle").tap()
+    assert page.locator("#mirakel-mix-settings").is_visible()
+    assert not page.locator("#opt-mirakel-mix-coach").is_checked()          # off by default
+    page.locator("#mirakel-mix-settings .toggle").tap()
     names = page.locator('#name-fields input[name="player"]')
     names.nth(0).fill("Merlina")
     names.nth(1).fill("Houdini")
@@ -115,33 +136,33 @@ def test_a_whole_two_player_game_to_its_winner_by_taps(served, page_on, output_d
     page.wait_for_selector('body[data-view="table"]')
     assert live.table.session()["state"].get("coach") is not None      # the engine option is on
 
-    # set-up: the simulation panel's Drop button fills the three bowls
-    while phase(page) == "fill_bowls":
-        tap_and_wait(page, "#sim-drop")
-    while phase(page) == "place_apprentices":
-        tap_and_wait(page, ".cave-space.legal")
-
+    # Each step: the table says where the game is (in-process, no round trip), the page is
+    # awaited until it shows that very version, then one tap. No sleeps, no polling of our own:
+    # about three browser round trips a step, for some 250 steps.
     shots = {"placement": False}
     for _ in range(900):                      # a cap, so a broken page fails instead of hanging
         session = live.table.session()
         if session["outcome"]:
             break
         view = session["state"]
-        now = wait_for_phase(page, view["phase"])
-        assert now == view["phase"]
-        if now == "choose_bowl":
-            tip = page.locator(".bowl.coach-tip")
-            tap_and_wait(page, ".bowl.coach-tip" if tip.count() else ".bowl.legal")
-        elif now == "dispense":
-            tap_and_wait(page, "#sim-drop")
+        now = view["phase"]
+        drawn(page, session)
+        tip = (view.get("coach") or {}).get("suggestion") or {}
+        if now in ("fill_bowls", "dispense"):
+            # the simulation panel's Drop button: the bowls fill, then the chosen one empties
+            tap_on(page, session, "#sim-drop")
+        elif now == "place_apprentices":
+            tap_on(page, session, ".cave-space.legal")
+        elif now == "choose_bowl":
+            # the coach's bowl, marked on the page
+            tap_on(page, session, f'.bowl.legal.coach-tip[data-bowl="{tip["bowl"]}"]' if "bowl" in tip else ".bowl.legal")
         elif now == "place_disk":
-            assert page.locator(".space.legal").count() >= 1
             if not shots["placement"] and view["turn"]["disks_placed"] == 1 and session["version"] > 40:
                 assert page.locator(".coach-chances").is_visible()
                 shoot(page, output_dir, "placement")
                 shots["placement"] = True
-            tip = page.locator(".space.legal.coach-tip")
-            tap_and_wait(page, ".space.legal.coach-tip" if tip.count() else ".space.legal")
+            tap_on(page, session, f'.space.legal.coach-tip[data-flask="{tip["flask"]}"][data-space="{tip["space"]}"]'
+                   if "flask" in tip else ".space.legal")
         elif now == "move":
             move = view["movement"]
             # every space the engine says the mover can reach is lit on the map and listed
@@ -151,13 +172,13 @@ def test_a_whole_two_player_game_to_its_winner_by_taps(served, page_on, output_d
             order = order_of(view)
             best = max((o["to"] for o in move["reachable"]), key=order.index, default=None)
             if best is not None and order.index(best) > order.index(here):
-                before = page.get_attribute("body", "data-version")
+                ways = [a for a in session["legal_actions"] if a["type"] == "move" and a.get("to") == best]
                 page.locator(f'#moves button[data-to="{best}"]').tap()
-                if page.locator("#choice:not([hidden])").count():
-                    page.locator("#choice-options button").first.tap()
-                page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
+                if len(ways) > 1:                # two ways there: the page asks which
+                    page.locator("#choice:not([hidden]) #choice-options button").first.tap()
+                page.wait_for_function("v => document.body.dataset.version !== v", arg=str(session["version"]))
             else:
-                tap_and_wait(page, '#moves button[data-action="move"]')
+                tap_on(page, session, '#moves button[data-action="move"]')
         else:
             raise AssertionError(f"unexpected phase {now}")
     session = live.table.session()
@@ -217,7 +238,8 @@ def test_the_four_player_cave_shows_where_the_mover_can_go_and_what_it_costs(ser
 
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
+        page.wait_for_function("([w, h]) => window.innerWidth === w && window.innerHeight === h", arg=[width, height])
+        cave_fits(page)
         assert page.locator(".cave-space .space-ring").count() == len(view["cave"]["spaces"]) + 1
         assert_cave_readable(page)
     # every reachable space is lit, with its cost on the map and in words in the list
@@ -259,7 +281,7 @@ def test_warning_banner_with_fixes_and_device_notices_as_toasts(served, page_on,
 
     # a drop while nobody has chosen a bowl: a banner with one-tap fixes, nothing counted
     colour = next(c for c, n in live.table.session()["state"]["cauldron"].items() if n)
-    status, _ = live.call("POST", "/api/v1/sim/cauldron/drop", {"color": colour})
+    status, _ = live.call("POST", "/api/v1/sim/cauldron/drop", {"colour": colour})
     assert status == 200
     page.wait_for_selector("#warnings:not([hidden])")
     warning = live.table.session()["state"]["warnings"][0]
@@ -308,10 +330,10 @@ def test_without_a_colour_sensor_the_tablet_asks_for_each_drop_colour(served, pa
     tap_and_wait(page, "#sim-drop")
     assert phase(page) == "name_drop"
     page.wait_for_selector("#picker:not([hidden])")
-    assert page.locator("#picker-colors button").count() == 6
-    assert all(len(t.strip()) >= 1 for t in page.locator("#picker-colors .letter").all_inner_texts())
+    assert page.locator("#picker-colours button").count() == 6
+    assert all(len(t.strip()) >= 1 for t in page.locator("#picker-colours .letter").all_inner_texts())
     shoot(page, output_dir, "colour_picker")
-    tap_and_wait(page, '#picker-colors button[data-color="green"]')
+    tap_and_wait(page, '#picker-colours button[data-colour="green"]')
     page.wait_for_selector("#picker", state="hidden")
     assert live.table.session()["state"]["bowls"][0]["drops"] == ["green"]
     assert page.locator('.bowl[data-bowl="0"] .dot.c-green').count() == 1
@@ -319,7 +341,7 @@ def test_without_a_colour_sensor_the_tablet_asks_for_each_drop_colour(served, pa
     # a colour the cauldron no longer holds cannot be picked (greyed out)
     for _ in range(2):
         tap_and_wait(page, "#sim-drop")
-        tap_and_wait(page, '#picker-colors button[data-color="green"]')
+        tap_and_wait(page, '#picker-colours button[data-colour="green"]')
     tap_and_wait(page, "#sim-drop")
     page.wait_for_selector("#picker:not([hidden])")
-    assert page.locator('#picker-colors button[data-color="green"]').is_disabled()
+    assert page.locator('#picker-colours button[data-colour="green"]').is_disabled()

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 
 SIZE = (1024, 768)
 RECIPES = {r["number"]: {c: n for c, n in r["ingredients"].items() if n}
-           for r in load_data("zauberwald")["recipes"]}
+           for r in load_data("controller.games.zauberwald")["recipes"]}
 # A card from a differing printing (in no deck of ours): the engine takes it, without a number.
 HOUSE_CARDS = [{"red": 3, "blue": 2, "white": 2}, {"green": 3, "purple": 2, "black": 2},
                {"yellow": 3, "orange": 2, "white": 2}]
@@ -110,7 +110,7 @@ def test_zauberwald_players_enter_their_printed_cards(bare_forest, open_page, ou
     numbers = {0: [1, 6, None], 1: [12, 3, None], 2: [16, 9, None]}
 
     page = open_page(live.url)
-    fill_start_form(page, "zauberwald", names, "#opt-zw-cards")
+    fill_start_form(page, "zauberwald", names, "#opt-zauberwald-cards")
     assert page.locator("#zauberwald-settings").is_visible()
     start_from_form(page)
     assert wait_for_phase(page, "cards") == "cards"
@@ -179,7 +179,7 @@ def test_zauberwald_players_enter_their_printed_cards(bare_forest, open_page, ou
 # --- Zaubercocktail: the printed recipe deck ------------------------------------------------------
 def test_zaubercocktail_host_taps_the_printed_card(live_table, open_page, output_dir):
     page = open_page(live_table.url)
-    fill_start_form(page, "zaubercocktail", ["Arne", "Babs", "Chris", "Doro"], "#opt-zc-deck")
+    fill_start_form(page, "zaubercocktail", ["Arne", "Babs", "Chris", "Doro"], "#opt-zaubercocktail-deck")
     start_from_form(page)
     page.wait_for_selector('body[data-phase="reveal"]')
     page.wait_for_selector('.zc-pick-card[data-card="recipe_4"]:has-text("5/3/1/−2")')   # faces loaded

@@ -158,7 +158,7 @@ def test_naming_a_drop_and_fixing_a_warning_by_taps(tablet, live_table, output_d
     page.wait_for_selector('body[data-view="table"]')
 
     # a drop while nobody has chosen a bowl: a warning with one-tap fixes, nothing changed
-    status, _ = live_table.call("POST", "/api/v1/session/actions", {"action": {"type": "drop", "color": "red"}})
+    status, _ = live_table.call("POST", "/api/v1/session/actions", {"action": {"type": "drop", "colour": "red"}})
     assert status == 200
     page.wait_for_selector("#warnings:not([hidden])")
     assert "chose a bowl" in page.locator("#warnings").inner_text()
@@ -175,8 +175,8 @@ def test_naming_a_drop_and_fixing_a_warning_by_taps(tablet, live_table, output_d
     page.wait_for_selector("#picker:not([hidden])")
     assert_touch_targets(page)
     page.screenshot(path=str(output_dir / "picker.png"))
-    colour = page.locator("#picker-colors button:not([disabled])").first.get_attribute("data-color")
-    tap_and_wait(page, f'#picker-colors button[data-color="{colour}"]')
+    colour = page.locator("#picker-colours button:not([disabled])").first.get_attribute("data-colour")
+    tap_and_wait(page, f'#picker-colours button[data-colour="{colour}"]')
     page.wait_for_selector("#picker", state="hidden")
     # a passing notice from the cauldron: a toast, not a change of the game
     live_table.table.notice({"kind": "cauldron", "message": "turn gently"})
@@ -219,7 +219,7 @@ def test_a_completed_potion_moves_the_apprentice_by_tapping_the_cave(tablet, liv
     # set-up by hand entries (a table without a drop sensor): bowl 1 gets the flame wall's colours
     for colour in ["red", "yellow", "green", "blue", "purple", "orange", "purple", "orange",
                    "red", "yellow", "green", "blue"]:
-        status, session = call("POST", "/api/v1/session/actions", {"action": {"type": "drop", "color": colour}})
+        status, session = call("POST", "/api/v1/session/actions", {"action": {"type": "drop", "colour": colour}})
         assert status == 200, session
     for space in ("S1", "S2"):
         status, session = call("POST", "/api/v1/session/actions",
@@ -233,11 +233,11 @@ def test_a_completed_potion_moves_the_apprentice_by_tapping_the_cave(tablet, liv
     tap_and_wait(page, '.bowl.legal[data-bowl="0"]')
     for colour in ("red", "yellow", "green", "blue"):
         before = version(page)
-        status, body = call("POST", "/api/v1/session/actions", {"action": {"type": "drop", "color": colour}})
+        status, body = call("POST", "/api/v1/session/actions", {"action": {"type": "drop", "colour": colour}})
         assert status == 200, body
         page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
         wait_for_phase(page, "place_disk")
-        tap_and_wait(page, f'.space.legal[data-flask="flame_wall"][data-color="{colour}"]')
+        tap_and_wait(page, f'.space.legal[data-flask="flame_wall"][data-colour="{colour}"]')
 
     assert wait_for_phase(page, "move") == "move"
     assert "Ann" in page.locator(".move-queue").inner_text()
@@ -268,7 +268,7 @@ def test_the_page_reconnects_by_itself_after_the_server_restarts(tablet, live_ta
     live_table.serve()                       # the same port: the tablet keeps its address
     page.wait_for_selector('#conn[data-state="live"]')
 
-    status, body = live_table.call("POST", "/api/v1/sim/cauldron/drop", {"color": "yellow"})
+    status, body = live_table.call("POST", "/api/v1/sim/cauldron/drop", {"colour": "yellow"})
     assert status == 200, body
     page.wait_for_function("() => document.body.dataset.version === '1'")
     assert page.locator("#drop-big").inner_text() == "Y"

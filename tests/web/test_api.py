@@ -1,6 +1,8 @@
 """The JSON API contract (issue 2): every status code, every error body a sentence."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from web_ui import create_app
@@ -33,6 +35,12 @@ def test_games_lists_mirakel_mix_with_player_counts(client):
     assert games["mirakel-mix"]["min_players"] == 2
     assert games["mirakel-mix"]["max_players"] == 4
     assert games["mirakel-mix"]["name"] == "Mirakel Mix"
+    # the start screen's toggles come from the plug-in: option, value when on, words
+    assert games["mirakel-mix"]["settings_legend"] == "Help at the table"
+    assert games["mirakel-mix"]["toggles"] == [{
+        "option": "coach", "value": True, "label": "Coach",
+        "hint": "shows the chance of each colour and suggests a bowl and a space"}]
+    assert list(games) == ["mirakel-mix", "zaubercocktail", "zauberwald"]
 
 
 # --- starting a game -------------------------------------------------------------------------
@@ -47,12 +55,14 @@ def test_start_returns_201_and_a_complete_session(client):
                                                     "seed": 7, "options": {}}, headers=AUTH)
     assert response.status_code == 201
     session = response.get_json()
-    assert set(session) == {"id", "game", "version", "players", "state", "legal_actions", "outcome"}
+    assert set(session) == {"id", "game", "version", "players", "state", "legal_actions",
+                            "legal_actions_complete", "outcome"}
+    assert session["legal_actions_complete"] is True      # Mirakel Mix lists every choice
     assert session["game"] == "mirakel-mix" and session["players"] == ["Ann", "Ben"]
     assert session["version"] == 0 and session["outcome"] is None
     assert session["state"]["phase"] == "fill_bowls"
     # a table without a drop sensor can play: one manual drop entry per colour
-    assert {a["color"] for a in session["legal_actions"] if a["type"] == "drop"} == \
+    assert {a["colour"] for a in session["legal_actions"] if a["type"] == "drop"} == \
         {"red", "yellow", "green", "blue", "purple", "orange"}
     assert client.get("/api/v1/session").get_json() == session
 
@@ -122,7 +132,7 @@ def test_start_needs_the_pin(client):
 # --- actions -----------------------------------------------------------------------------------
 def test_a_legal_action_is_200_with_the_next_version(client):
     session = start_game(client)
-    response = act(client, {"type": "drop", "color": "red"}, session["version"])
+    response = act(client, {"type": "drop", "colour": "red"}, session["version"])
     assert response.status_code == 200
     after = response.get_json()
     assert after["version"] == session["version"] + 1
@@ -156,15 +166,15 @@ def test_every_listed_legal_action_can_be_posted_back_as_is(client):
 
 def test_an_action_without_version_is_applied_to_the_current_state(client):
     start_game(client)
-    response = act(client, {"type": "drop", "color": "blue"})
+    response = act(client, {"type": "drop", "colour": "blue"})
     assert response.status_code == 200
     assert response.get_json()["version"] == 1
 
 
 def test_a_stale_version_is_409_with_the_current_session(client):
     session = start_game(client)
-    act(client, {"type": "drop", "color": "red"}, session["version"])
-    response = act(client, {"type": "drop", "color": "green"}, session["version"])
+    act(client, {"type": "drop", "colour": "red"}, session["version"])
+    response = act(client, {"type": "drop", "colour": "green"}, session["version"])
     assert response.status_code == 409
     body = response.get_json()
     assert "version" in error_of(response)
@@ -186,7 +196,7 @@ def test_placing_on_a_space_of_the_wrong_colour_is_refused(client):
     session = to_phase(client, "place_disk")
     pending = session["state"]["turn"]["pending"]
     wrong = next((f["flask"], sp["index"]) for f in session["state"]["lab"] for sp in f["spaces"]
-                 if sp["color"] != pending and sp["disk"] is None)
+                 if sp["colour"] != pending and sp["disk"] is None)
     response = act(client, {"type": "place_disk", "flask": wrong[0], "space": wrong[1]}, session["version"])
     assert response.status_code == 422
     assert pending in error_of(response)
@@ -195,10 +205,10 @@ def test_placing_on_a_space_of_the_wrong_colour_is_refused(client):
 @pytest.mark.parametrize("body, words", [
     ({}, '"action"'),
     ({"action": "drop"}, '"action"'),
-    ({"action": {"color": "red"}}, '"type"'),
-    ({"action": {"type": "drop", "color": "red"}, "version": "3"}, '"version"'),
-    ({"action": {"type": "drop", "color": "red"}, "version": 1.5}, '"version"'),
-    ({"action": {"type": "drop", "color": "red"}, "version": -1}, '"version"'),
+    ({"action": {"colour": "red"}}, '"type"'),
+    ({"action": {"type": "drop", "colour": "red"}, "version": "3"}, '"version"'),
+    ({"action": {"type": "drop", "colour": "red"}, "version": 1.5}, '"version"'),
+    ({"action": {"type": "drop", "colour": "red"}, "version": -1}, '"version"'),
 ])
 def test_a_malformed_action_request_is_400(client, body, words):
     start_game(client)
@@ -207,9 +217,42 @@ def test_a_malformed_action_request_is_400(client, body, words):
     assert words in error_of(response)
 
 
+@pytest.mark.parametrize("action, words", [
+    ({"type": "fly"}, "Mirakel Mix has no action called 'fly'"),
+    ({"type": ""}, '"type"'),
+    ({"type": "drop", "colour": "pink"}, "no drop colour 'pink'"),
+    ({"type": "drop", "colour": 3}, "no drop colour 3"),
+])
+def test_an_action_that_is_no_action_of_the_game_is_400_and_changes_nothing(client, action, words):
+    """Malformed (InvalidAction): not an action of this game at all, whatever the rules say."""
+    session = start_game(client)
+    response = act(client, action, session["version"])
+    assert response.status_code == 400
+    assert words in error_of(response)
+    assert client.get("/api/v1/session").get_json() == session
+
+
+def test_a_finished_game_refuses_actions_with_422_naming_the_end(client, table):
+    start_game(client)
+    rng = random.Random(3)
+    while table.session()["outcome"] is None:        # any legal play, far moves first, ends
+        legal = [a for a in table.session()["legal_actions"] if a["type"] != "undo"]
+        table.act(rng.choice([a for a in legal if a["type"] == "move" and a.get("to")] or legal))
+    outcome = client.get("/api/v1/session").get_json()["outcome"]
+    winner = outcome["winners"][0]
+    name = ["Ann", "Ben"][winner]
+    assert outcome["reason"] == "left_the_cave" and outcome["winner_names"] == [name]
+    assert outcome["message"] == f"{name}'s apprentice left the cave first" and outcome["turns"] >= 1
+    assert outcome["ranking"][0] == {"seat": winner, "place": 1, "score": 0}
+    assert {p["seat"] for p in outcome["ranking"]} == {0, 1}
+    response = act(client, {"type": "drop", "colour": "red"})
+    assert response.status_code == 422
+    assert f"the game is over ({name}'s apprentice left the cave first)" in error_of(response)
+
+
 def test_an_action_needs_the_pin(client):
     session = start_game(client)
-    body = {"action": {"type": "drop", "color": "red"}, "version": session["version"]}
+    body = {"action": {"type": "drop", "colour": "red"}, "version": session["version"]}
     assert client.post("/api/v1/session/actions", json=body).status_code == 401
     wrong = client.post("/api/v1/session/actions", json=body, headers={"X-Table-Pin": PIN + "1"})
     assert wrong.status_code == 401
@@ -217,7 +260,7 @@ def test_an_action_needs_the_pin(client):
 
 
 def test_an_action_without_a_game_is_404(client):
-    response = act(client, {"type": "drop", "color": "red"})
+    response = act(client, {"type": "drop", "colour": "red"})
     assert response.status_code == 404
     assert "no game is running" in error_of(response)
 
@@ -225,11 +268,22 @@ def test_an_action_without_a_game_is_404(client):
 # --- the simulated cauldron ----------------------------------------------------------------------
 def test_sim_drop_of_a_colour_reaches_the_game(client):
     start_game(client)
-    response = client.post("/api/v1/sim/cauldron/drop", json={"color": "purple"}, headers=AUTH)
+    response = client.post("/api/v1/sim/cauldron/drop", json={"colour": "purple"}, headers=AUTH)
     assert response.status_code == 200
     session = response.get_json()["session"]
     assert session["state"]["bowls"][0]["drops"] == ["purple"]
     assert client.get("/healthz").get_json()["devices"]["cauldron"]["contents"]["purple"] == 2
+
+
+def test_sim_drop_still_takes_color_from_a_tablet_loaded_before_the_upgrade(client):
+    """A tablet page open across the daemon's upgrade still runs the old script, which
+    spelled the field "color"; its taps must keep working until the page is reloaded."""
+    start_game(client)
+    response = client.post("/api/v1/sim/cauldron/drop", json={"color": "purple"}, headers=AUTH)
+    assert response.status_code == 200
+    assert response.get_json()["session"]["state"]["bowls"][0]["drops"] == ["purple"]
+    bad = client.post("/api/v1/sim/cauldron/drop", json={"color": 3}, headers=AUTH)
+    assert bad.status_code == 400 and '"color"' in error_of(bad)
 
 
 def test_sim_drop_without_colour_and_empty_body_drops_a_random_one(client):
@@ -252,8 +306,8 @@ def test_sim_turn_lets_drops_fall_and_turning_back_does_not(client):
 def test_sim_drop_of_a_colour_the_cauldron_does_not_hold_is_422(client):
     start_game(client)
     for _ in range(3):
-        assert client.post("/api/v1/sim/cauldron/drop", json={"color": "red"}, headers=AUTH).status_code == 200
-    response = client.post("/api/v1/sim/cauldron/drop", json={"color": "red"}, headers=AUTH)
+        assert client.post("/api/v1/sim/cauldron/drop", json={"colour": "red"}, headers=AUTH).status_code == 200
+    response = client.post("/api/v1/sim/cauldron/drop", json={"colour": "red"}, headers=AUTH)
     assert response.status_code == 422
     assert "red" in error_of(response)
 
@@ -262,7 +316,7 @@ def test_sim_drop_of_a_colour_the_cauldron_does_not_hold_is_422(client):
     ("/api/v1/sim/cauldron/turn", {}, '"detents"'),
     ("/api/v1/sim/cauldron/turn", {"detents": "six"}, '"detents"'),
     ("/api/v1/sim/cauldron/turn", {"detents": 10**6}, '"detents"'),
-    ("/api/v1/sim/cauldron/drop", {"color": 3}, '"color"'),
+    ("/api/v1/sim/cauldron/drop", {"colour": 3}, '"colour"'),
 ])
 def test_sim_requests_that_make_no_sense_are_400(client, path, body, words):
     response = client.post(path, json=body, headers=AUTH)
@@ -280,7 +334,7 @@ def test_sim_routes_need_the_pin(client):
 def test_sim_routes_are_404_when_devices_are_not_simulated(table, devices):
     app = create_app(table=table, devices=devices, pin=PIN, secret_key=SECRET)
     client = app.test_client()
-    for path, body in (("/api/v1/sim/cauldron/drop", {"color": "red"}),
+    for path, body in (("/api/v1/sim/cauldron/drop", {"colour": "red"}),
                        ("/api/v1/sim/cauldron/turn", {"detents": 6})):
         response = client.post(path, json=body, headers=AUTH)
         assert response.status_code == 404

@@ -10,7 +10,7 @@ from web_ui.errors import ApiError
 
 from .helpers import AUTH, PIN, start_game
 
-ACTION = {"action": {"type": "drop", "color": "red"}}
+ACTION = {"action": {"type": "drop", "colour": "red"}}
 
 
 def page_token(client) -> str:

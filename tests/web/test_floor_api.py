@@ -15,7 +15,7 @@ from .helpers import AUTH, PIN, SECRET
 @pytest.fixture
 def rig(table):
     """A table with a slow simulated floor (1 ant a second), wired as the daemon wires it."""
-    floor = SimulatedForestFloor(ants_around=16, speed=1.0, tick=0.01)
+    floor = SimulatedForestFloor(ants_around=16, steps_per_ant=100, speed=1.0, tick=0.01)
     hub = DeviceHub(simulated=True, forest_floor=floor)
     table.on_effect(hub.handle_effect)
     floor.on_change(FloorReporter(table))

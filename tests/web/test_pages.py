@@ -7,11 +7,19 @@ import re
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
+from controller.games import plugins
+
 from .helpers import start_game
 
 PACKAGE = Path(str(resources.files("web_ui")))
+# every game's tablet files, as the page loads them: /games/<game id>/<file>
+GAME_FILES = {f"/games/{game_id}/{p.relative_to(Path(str(plugin.static_dir()))).as_posix()}": p
+              for game_id, plugin in plugins().items()
+              for p in sorted(Path(str(plugin.static_dir())).rglob("*")) if p.is_file()}
 ASSETS = sorted(p for p in (PACKAGE / "static").rglob("*") if p.is_file()) + \
-    sorted((PACKAGE / "templates").glob("*.html"))
+    sorted((PACKAGE / "templates").glob("*.html")) + sorted(GAME_FILES.values())
 # The SVG namespace is a name, not an address anything is fetched from.
 ALLOWED_URLS = {"http://www.w3.org/2000/svg"}
 
@@ -30,6 +38,11 @@ def test_the_page_renders_the_start_screen_data_when_no_game_runs(client):
     assert boot["session"] is None and boot["simulated"] is True and boot["unlocked"] is False
     assert "mirakel-mix" in {g["id"] for g in boot["games"]}
     assert 'value="mirakel-mix"' in page                  # server-rendered game choice
+    # each game's toggles come from its plug-in, checked: the option gets the value
+    assert 'id="mirakel-mix-settings" data-game="mirakel-mix"' in page
+    assert 'id="opt-mirakel-mix-coach" data-option="coach" data-on="true"' in page
+    assert 'id="opt-zaubercocktail-deck" data-option="deck" data-on="&#34;physical&#34;"' in page
+    assert "We deal the printed recipe cards" in page and "The recipe cards" in page
     # as many name fields as the largest game takes (Zaubercocktail: 7)
     most = max(g["max_players"] for g in boot["games"])
     assert page.count('name="player"') == most
@@ -51,14 +64,46 @@ def test_player_names_cannot_break_out_of_the_boot_data(client):
 
 def test_every_asset_is_served_with_a_type_a_browser_accepts(client):
     types = {".js": "text/javascript", ".css": "text/css"}
-    for path in ASSETS:
-        if path.parent.name == "templates":
-            continue
-        url = "/static/" + path.relative_to(PACKAGE / "static").as_posix()
+    urls = {"/static/" + p.relative_to(PACKAGE / "static").as_posix(): p
+            for p in ASSETS if PACKAGE / "static" in p.parents}
+    for url, path in {**urls, **GAME_FILES}.items():
         response = client.get(url)
         assert response.status_code == 200, url
+        assert response.get_data() == path.read_bytes(), url
         if path.suffix in types:      # ES modules are refused with any other MIME type
             assert response.content_type.startswith(types[path.suffix]), (url, response.content_type)
+
+
+def test_every_game_has_a_tablet_module_and_stylesheet(client):
+    """The page draws every game, Mirakel Mix too, through /games/<id>/tablet.js + .css."""
+    for game_id in plugins():
+        script = client.get(f"/games/{game_id}/tablet.js")
+        assert script.status_code == 200 and "export function render(" in script.get_data(as_text=True)
+        assert client.get(f"/games/{game_id}/tablet.css").status_code == 200
+
+
+def test_game_files_are_cached_like_the_shared_ones(client):
+    shared = client.get("/static/js/ui.js")
+    game = client.get("/games/mirakel-mix/tablet.js")
+    assert game.headers.get("Cache-Control") == shared.headers.get("Cache-Control")
+    assert game.headers.get("ETag") and game.headers.get("Last-Modified")
+    again = client.get("/games/mirakel-mix/tablet.js", headers={"If-None-Match": game.headers["ETag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.parametrize("url", [
+    "/games/no-such-game/tablet.js",               # no such plug-in
+    "/games/mirakel-mix/nothing.js",               # no such file
+    "/games/mirakel-mix/../engine.py",             # out of the static folder
+    "/games/mirakel-mix/..%2Fengine.py",
+    "/games/mirakel-mix/%2E%2E/data.toml",
+    "/games/mirakel-mix//etc/passwd",
+    "/games/zaubercocktail/../../mirakel_mix/engine.py",
+])
+def test_only_files_in_a_games_static_folder_are_served(client, url):
+    response = client.get(url, follow_redirects=True)      # "//" is first merged into "/"
+    assert response.status_code == 404, url
+    assert b"MirakelMix" not in response.get_data() and b"root:" not in response.get_data()
 
 
 def test_the_page_loads_only_assets_that_exist(client):
@@ -68,6 +113,22 @@ def test_the_page_loads_only_assets_that_exist(client):
     for path in (PACKAGE / "static" / "js").glob("*.js"):
         for module in re.findall(r'from "\./([^"]+)"', path.read_text()):
             assert (path.parent / module).is_file(), f"{path.name} imports a missing {module}"
+    # a game's modules import their neighbours relatively and the shared ones from /static/
+    for url, path in GAME_FILES.items():
+        if path.suffix != ".js":
+            continue
+        for module in re.findall(r'(?:from|import) "([^"]+)"', path.read_text()):
+            target = module if module.startswith("/") else url.rsplit("/", 1)[0] + "/" + module.removeprefix("./")
+            assert client.get(target).status_code == 200, f"{url} imports a missing {module}"
+
+
+def test_the_page_names_no_game():
+    """The shell and its script draw whatever games are installed (issue 9)."""
+    for path in (PACKAGE / "templates" / "table.html", PACKAGE / "static" / "js" / "app.js",
+                 PACKAGE / "__init__.py"):
+        text = path.read_text().lower()
+        for game_id in ("mirakel", "zauberwald", "zaubercocktail"):
+            assert game_id not in text, f"{path.name} names {game_id}"
 
 
 def test_nothing_is_fetched_from_outside_the_table(client):

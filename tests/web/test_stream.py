@@ -70,7 +70,7 @@ def test_the_drop_from_the_simulated_cauldron_arrives_on_the_stream(live):
     sse = SSEClient(live)
     try:
         assert sse.next_event()["id"] == "0"
-        status, _ = post(live, "/api/v1/sim/cauldron/drop", {"color": "green"})
+        status, _ = post(live, "/api/v1/sim/cauldron/drop", {"colour": "green"})
         assert status == 200
         event = sse.next_session()
         assert event["id"] == str(session["version"] + 1)
@@ -87,8 +87,8 @@ def test_every_version_reaches_two_watching_tablets(live):
     try:
         for tablet in tablets:
             assert tablet.next_event()["id"] == "0"
-        for color in ("red", "blue", "orange"):
-            assert post(live, "/api/v1/sim/cauldron/drop", {"color": color})[0] == 200
+        for colour in ("red", "blue", "orange"):
+            assert post(live, "/api/v1/sim/cauldron/drop", {"colour": colour})[0] == 200
         for tablet in tablets:
             # events may coalesce when they come faster than a tablet reads; the last always arrives
             last = tablet.next_session(lambda s: s["version"] == 3)
@@ -100,12 +100,12 @@ def test_every_version_reaches_two_watching_tablets(live):
 
 def test_reconnecting_with_last_event_id_gets_the_current_session_at_once(live):
     start(live)
-    for color in ("red", "yellow"):
-        post(live, "/api/v1/sim/cauldron/drop", {"color": color})
+    for colour in ("red", "yellow"):
+        post(live, "/api/v1/sim/cauldron/drop", {"colour": colour})
     first = SSEClient(live)
     seen = first.next_event()
     first.close()
-    post(live, "/api/v1/sim/cauldron/drop", {"color": "blue"})      # missed while away
+    post(live, "/api/v1/sim/cauldron/drop", {"colour": "blue"})      # missed while away
     again = SSEClient(live, last_event_id=seen["id"])
     try:
         event = again.next_event()
@@ -117,8 +117,8 @@ def test_reconnecting_with_last_event_id_gets_the_current_session_at_once(live):
 
 def test_reconnecting_after_a_new_game_gets_the_new_game_even_with_a_higher_old_id(live):
     start(live)
-    for color in ("red", "yellow", "green"):
-        post(live, "/api/v1/sim/cauldron/drop", {"color": color})
+    for colour in ("red", "yellow", "green"):
+        post(live, "/api/v1/sim/cauldron/drop", {"colour": colour})
     new = start(live, players=("Cy", "Di"))
     sse = SSEClient(live, last_event_id="3")
     try:

@@ -1,9 +1,9 @@
 // The tablet: boot from the server-rendered data, follow the table live, send taps.
-import { $, el, toast, keepAwake, learnColors, noticeToast } from "./ui.js";
+// Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
+// and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
+import { $, el, toast, keepAwake, noticeToast } from "./ui.js";
 import { ApiError, follow, postJSON } from "./net.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
-import { renderPicker, renderTable, sortActions } from "./view.js";
-import { renderSim } from "./sim.js";
 
 const boot = JSON.parse($("#boot").textContent);
 let current = null;          // the newest session we have drawn
@@ -16,17 +16,8 @@ function accept(session) {
   if (!session) return;
   if (current && session.id === current.id && session.version <= current.version) return;
   if (current && session.id < current.id) return;            // a late answer about an old game
-  const newDrop = current && session.id === current.id &&
-    (session.state?.last_drop !== current.state?.last_drop ||
-     (session.state?.turn?.drops || []).length !== (current.state?.turn?.drops || []).length);
   current = session;
   draw();
-  if (newDrop) {
-    const big = $("#drop-big");
-    big?.classList.remove("fresh");
-    void big?.offsetWidth;       // restart the animation
-    big?.classList.add("fresh");
-  }
 }
 
 function draw() {
@@ -34,57 +25,55 @@ function draw() {
     showStart();
     return;
   }
-  document.body.dataset.view = "table";
-  $("#btn-new-game").hidden = false;
-  $("#start-view").hidden = true;
-  document.body.dataset.version = String(current.version);
-  document.body.dataset.game = String(current.id);
-  document.body.dataset.gameId = current.game;
-  if (current.game !== "mirakel-mix") {
-    $("#table-view").hidden = true;
-    $("#outcome").hidden = true;
-    drawGame(current);
-    return;
-  }
-  $("#game-view").hidden = true;
-  $("#table-view").hidden = false;
-  learnColors(current.state);
-  renderTable(current, { perform, choose, names: current.players || [], simulated: boot.simulated });
-  renderPicker(current.outcome ? [] : sortActions(current.legal_actions || []).name, perform,
-    current.state?.colors || []);
+  drawGame(current);
 }
 
-// --- the other games ---------------------------------------------------------------------
-// Each game's page is an ES module static/js/games/<id>.js exporting
-// render(root, session, ctx) and, optionally, a stylesheet static/<id>.css.
+// --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
 
+/** The game's tablet module, its stylesheet loaded first (so it never draws unstyled). */
 function loadGame(id) {
   if (!gameModules.has(id)) {
     const css = document.createElement("link");
     css.rel = "stylesheet";
-    css.href = `/static/${id}.css`;
+    css.href = `/games/${encodeURIComponent(id)}/tablet.css`;
+    const styled = new Promise((resolve) => { css.onload = css.onerror = resolve; });
     document.head.append(css);
-    gameModules.set(id, import(`./games/${id}.js`));
+    gameModules.set(id, Promise.all([import(`/games/${encodeURIComponent(id)}/tablet.js`), styled])
+      .then(([mod]) => mod));
   }
   return gameModules.get(id);
 }
 
 async function drawGame(session) {
   const root = $("#game-view");
-  root.hidden = false;
   let mod;
   try {
     mod = await loadGame(session.game);
   } catch (err) {
     console.error(err);
+    root.hidden = false;
     root.replaceChildren(el("p.form-error", {}, "This tablet cannot draw this game. Reload the page."));
     return;
   }
-  if (current !== session) return;           // a newer session arrived while loading
+  if (current !== session || showingStart) return;     // a newer session or the start screen came first
+  if (root.dataset.game !== session.game) {            // another game drew here: start afresh
+    root.replaceChildren();
+    root.className = "game-view";
+    root.dataset.game = session.game;
+  }
+  document.body.dataset.view = "table";
+  $("#btn-new-game").hidden = false;
+  $("#start-view").hidden = true;
+  root.hidden = false;
+  // which game is on the table, before it draws (a game's module may ask, e.g. its pollers)
+  document.body.dataset.game = String(session.id);
+  document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.state?.prompt || "";
   mod.render(root, session, { perform, choose, send, toast, el, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null });
+  // said last, so whoever waits for a version (a test, a script) finds it drawn
+  document.body.dataset.version = String(session.version);
 }
 
 // --- sending -----------------------------------------------------------------------------
@@ -153,9 +142,7 @@ function perform(action) {
 // --- the start screen --------------------------------------------------------------------
 function showStart() {
   document.body.dataset.view = "start";
-  $("#table-view").hidden = true;
-  $("#outcome").hidden = true;
-  $("#picker").hidden = true;
+  $("#game-view").hidden = true;
   $("#start-view").hidden = false;
   $("#btn-back").hidden = !current;
   $("#btn-new-game").hidden = true;
@@ -172,7 +159,7 @@ function openStart() {
   inputs.find((i) => !i.value)?.focus();
 }
 
-/** Show the settings of the chosen game only (e.g. Mirakel Mix's coach). */
+/** Show the settings of the chosen game only (its toggles, from the plug-in). */
 function fitGameSettings() {
   const game = document.querySelector('#start-form input[name="game"]:checked')?.value;
   document.querySelectorAll("#start-form .game-settings").forEach((box) => { box.hidden = box.dataset.game !== game; });
@@ -201,7 +188,7 @@ async function startGame(event) {
   const min = Number(form.querySelector('input[name="game"]:checked')?.dataset.min || 2);
   if (players.length < min) { error.textContent = `Type at least ${min} names for this game.`; return; }
   // Engine options only the chosen game knows: each checked toggle in that game's
-  // settings names its option and value (Mirakel Mix: the coach, off by default).
+  // settings names its option and value (the plug-in's toggles; off: the option is left out).
   const options = {};
   form.querySelectorAll(`.game-settings[data-game="${game}"] input[data-option]:checked`)
     .forEach((input) => { options[input.dataset.option] = JSON.parse(input.dataset.on); });
@@ -238,7 +225,6 @@ function main() {
       toast("Unlocked. Have a good game!");
     }
   });
-  if (boot.simulated) renderSim(send);
   accept(boot.session);
   if (!boot.session) draw();
   follow("/api/v1/stream", {

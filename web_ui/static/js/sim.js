@@ -1,11 +1,11 @@
 // The simulation panel: stands in for the real cauldron when devices are simulated.
-import { $, el, fill, colorLetter } from "./ui.js";
+// A game whose table has a cauldron puts it where it fits (e.g. Mirakel Mix's side column).
+import { el, fill, colourLetter } from "./ui.js";
 
-const COLOR_IDS = ["red", "yellow", "green", "blue", "purple", "orange"];
+const COLOUR_IDS = ["red", "yellow", "green", "blue", "purple", "orange"];
 
-/** Draw the panel once; `send(url, payload)` posts with the PIN flow of the page. */
-export function renderSim(send) {
-  const box = $("#sim");
+/** Draw the panel into `box`; `send(url, payload)` posts with the PIN flow of the page. */
+export function renderSim(box, send, colours = COLOUR_IDS) {
   box.hidden = false;
   fill(box,
     el("h3.panel-title", {}, "Simulated cauldron"),
@@ -14,11 +14,11 @@ export function renderSim(send) {
         onclick: () => send("/api/v1/sim/cauldron/turn", { detents: 6 }) }, "Turn the cauldron"),
       el("button.big-button", { type: "button", id: "sim-drop",
         onclick: () => send("/api/v1/sim/cauldron/drop", {}) }, "Drop")),
-    el("details.sim-colors", {},
+    el("details.sim-colours", {},
       el("summary", {}, "Drop a chosen colour"),
-      el("div.sim-row.color-buttons", { "aria-label": "drop a chosen colour" },
-        COLOR_IDS.map((c) => el(`button.color-button.c-${c}`, {
-          type: "button", dataset: { color: c }, "aria-label": `drop a ${c} ball`,
-          onclick: () => send("/api/v1/sim/cauldron/drop", { color: c }),
-        }, colorLetter(c))))));
+      el("div.sim-row.colour-buttons", { "aria-label": "drop a chosen colour" },
+        colours.map((c) => el(`button.colour-button.c-${c}`, {
+          type: "button", dataset: { colour: c }, "aria-label": `drop a ${c} ball`,
+          onclick: () => send("/api/v1/sim/cauldron/drop", { colour: c }),
+        }, colourLetter(c))))));
 }

@@ -28,7 +28,7 @@ export function fill(container, ...children) {
 }
 
 // Drop colours: Okabe-Ito (colour-blind safe), and every colour also carries its letter.
-export const COLORS = {
+export const COLOURS = {
   red: { letter: "R", name: "red" },
   yellow: { letter: "Y", name: "yellow" },
   green: { letter: "G", name: "green" },
@@ -37,29 +37,26 @@ export const COLORS = {
   orange: { letter: "O", name: "orange" },
 };
 
-/** Letters from the game's own data when the view lists them. */
-export function learnColors(view) {
-  for (const c of view?.colors || []) {
-    COLORS[c.id] = { letter: c.letter || c.id[0].toUpperCase(), name: c.name || c.id };
+/** Letters from the game's own data when its view lists its colours ([{id, letter, name}]). */
+export function learnColours(colours = []) {
+  for (const c of colours) {
+    COLOURS[c.id] = { letter: c.letter || c.id[0].toUpperCase(), name: c.name || c.id };
   }
 }
 
-export function colorLetter(id) {
-  return COLORS[id]?.letter || String(id || "?").slice(0, 1).toUpperCase();
+export function colourLetter(id) {
+  return COLOURS[id]?.letter || String(id || "?").slice(0, 1).toUpperCase();
 }
 
 /** A round colour token: filled with the colour and showing its letter. */
-export function colorDot(id, extraClass = "") {
+export function colourDot(id, extraClass = "") {
   return el(`span.dot.c-${id}${extraClass ? "." + extraClass : ""}`,
-    { title: id, "aria-label": `${id} drop` }, colorLetter(id));
+    { title: id, "aria-label": `${id} drop` }, colourLetter(id));
 }
 
-const PRETTY = {
-  flame_wall: "Flame wall", poison_pit: "Poison pit", lightning_grid: "Lightning grid",
-  monster_crypt: "Monster crypt", double_speed: "Double speed", place_swap: "Place swap",
-};
-export function pretty(id) {
-  return PRETTY[id] || String(id).replace(/_/g, " ").replace(/^./, (s) => s.toUpperCase());
+/** An id in words: "flame_wall" → "Flame wall" (a game may pass its own names). */
+export function pretty(id, names = {}) {
+  return names[id] || String(id).replace(/_/g, " ").replace(/^./, (s) => s.toUpperCase());
 }
 
 /** Short labels for players: the initial, or two letters when initials clash. */

@@ -1,7 +1,8 @@
 // The cave map: an SVG drawn to the panel's pixel size from the view's grid positions,
 // with the apprentices, the obstacles, the exit, and where the mover may go.
-import { $, el, fill, pretty } from "./ui.js";
-import { potionGlyph } from "./icons.js";
+import { $, el, fill } from "/static/js/ui.js";
+import { potionGlyph } from "/static/js/icons.js";
+import { pretty } from "./words.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const GAP = 0.45;          // an empty grid row/column shrinks to this share of a cell
@@ -119,6 +120,7 @@ function badgeSpot(x, y, r, w, circles, taken) {
 
 let last = null;          // the latest arguments, to redraw when the panel changes size
 let observer = null;
+let observed = null;      // the #cave element watched (a new one after the page was rebuilt)
 
 /**
  * Draw the cave into #cave. `moves` are the legal move actions (with `to`), `starts` the
@@ -133,7 +135,8 @@ export function renderCave(view, ctx) {
   last = [view, ctx];
   fill(box, el("div.cave-stage", { id: "cave-stage" }));
   drawMap();
-  if (!observer && "ResizeObserver" in window) {
+  if (observed !== box && "ResizeObserver" in window) {
+    observer?.disconnect();
     let size = "";
     observer = new ResizeObserver(() => {
       const stage = $("#cave-stage");
@@ -141,6 +144,7 @@ export function renderCave(view, ctx) {
       if (now !== size) { size = now; if (last) drawMap(); }
     });
     observer.observe(box);
+    observed = box;
   }
 }
 

@@ -1,7 +1,8 @@
 // Drawing the Mirakel Mix table from a session (the game's public view + its legal actions).
-import { $, el, fill, colorDot, colorLetter, pretty, playerMarks } from "./ui.js";
+import { $, el, fill, colourDot, colourLetter, playerMarks } from "/static/js/ui.js";
+import { potionIcon } from "/static/js/icons.js";
 import { moveWords, optionFor, renderCave, shortCard } from "./cave.js";
-import { potionIcon } from "./icons.js";
+import { pretty } from "./words.js";
 
 const CARD_KINDS = ["flame_wall", "poison_pit", "lightning_grid", "monster_crypt", "double_speed", "place_swap"];
 const cap = (text) => String(text).replace(/^./, (c) => c.toUpperCase());
@@ -14,13 +15,13 @@ export function actionLabel(action) {
     case "place_swap": return `Swap places${action.with_name ? " with " + action.with_name : ""} (space ${action.space})` +
       (action.spend?.length ? `, gives up ${action.spend.map(pretty).join(" + ")}` : "");
     case "fix_drop": return action.bowl !== undefined
-      ? `It was bowl ${action.bowl + 1}` : `It was ${action.color}`;
+      ? `It was bowl ${action.bowl + 1}` : `It was ${action.colour}`;
     case "empty_bowl": return `Empty bowl ${action.bowl + 1} into the cauldron`;
     case "place_apprentice": return `Start on ${action.space}`;
     case "pass_disk": return "No free space: place nothing";
     case "undo": return "Undo";
     case "dismiss_warning": return "Dismiss";
-    case "drop": return action.color ? `A ${action.color} drop fell` : "A drop fell";
+    case "drop": return action.colour ? `A ${action.colour} drop fell` : "A drop fell";
     default: break;
   }
   const fields = Object.entries(action).filter(([k]) => k !== "type")
@@ -75,8 +76,8 @@ export function renderTable(session, { perform, choose, names, simulated = false
   const marks = playerMarks(names);
   const phase = view.phase || "";
   document.body.dataset.phase = phase;
-  document.body.classList.toggle("has-cave", Boolean(view.cave));
-  document.body.classList.toggle("coached", Boolean(view.coach));
+  $("#table-view").classList.toggle("has-cave", Boolean(view.cave));
+  $("#table-view").classList.toggle("coached", Boolean(view.coach));
   const coach = session.outcome ? null : view.coach || null;
 
   renderPrompt(session, view, marks, names);
@@ -126,7 +127,7 @@ function renderWarnings(view, fixes, perform) {
         const label = actionLabel(a);
         return el(`button.big-button.fix${a.type === "dismiss_warning" ? ".dismiss" : ""}`,
           { type: "button", onclick: () => perform(a), dataset: { fix: a.type } },
-          a.color ? el(`span.dot.small.c-${a.color}`, { "aria-hidden": "true" }, colorLetter(a.color)) : null,
+          a.colour ? el(`span.dot.small.c-${a.colour}`, { "aria-hidden": "true" }, colourLetter(a.colour)) : null,
           label);
       })));
   }));
@@ -150,16 +151,16 @@ function renderLab(view, placeActions, perform, marks, names, coach) {
         const action = legalAt.get(key);
         const taken = space.disk !== null && space.disk !== undefined;
         const suggested = action && key === tip;
-        const label = `${pretty(flask.flask)}, ${space.color} space` +
+        const label = `${pretty(flask.flask)}, ${space.colour} space` +
           (taken ? `, ${names[space.disk]}'s disk` : action ? ", tap to put your disk here" : "") +
           (suggested ? ", the coach suggests this one" : "");
-        return el(`button.space.c-${space.color}${action ? ".legal" : ""}${taken ? ".taken" : ""}${suggested ? ".coach-tip" : ""}`,
+        return el(`button.space.c-${space.colour}${action ? ".legal" : ""}${taken ? ".taken" : ""}${suggested ? ".coach-tip" : ""}`,
           {
             type: "button", "aria-label": label, disabled: !action,
-            dataset: { flask: flask.flask, space: String(space.index), color: space.color },
+            dataset: { flask: flask.flask, space: String(space.index), colour: space.colour },
             onclick: action ? () => perform(action) : null,
           },
-          el("span.space-letter", {}, space.letter || colorLetter(space.color)),
+          el("span.space-letter", {}, space.letter || colourLetter(space.colour)),
           taken ? playerChip(space.disk, marks, names) : null,
           suggested ? el("span.coach-star", { "aria-hidden": "true" }, "★") : null);
       })))));
@@ -173,16 +174,16 @@ function renderDrop(view, undo, perform, coach) {
   // A drop the beam saw but no sensor named sits in the bowl as null until a player names it.
   const unnamed = view.phase === "name_drop";
   const drop = unnamed ? null : (turn.pending || view.last_drop || null);
-  const dot = (c) => (c ? colorDot(c, "small") : el("span.dot.small.unknown", { "aria-label": "unnamed drop" }, "?"));
+  const dot = (c) => (c ? colourDot(c, "small") : el("span.dot.small.unknown", { "aria-label": "unnamed drop" }, "?"));
   const chances = coach?.chances && !["move", "finished", "place_apprentices"].includes(view.phase)
-    ? (view.colors?.length ? view.colors.map((c) => [c.id, coach.chances[c.id] ?? 0]) : Object.entries(coach.chances))
+    ? (view.colours?.length ? view.colours.map((c) => [c.id, coach.chances[c.id] ?? 0]) : Object.entries(coach.chances))
     : null;
   fill(box,
     el("div.drop-title", {}, unnamed || turn.pending ? "This drop" : drop ? "Last drop" : "Drop"),
-    drop ? el(`span.dot.huge.c-${drop}`, { id: "drop-big", "aria-label": `${drop} drop` }, colorLetter(drop))
+    drop ? el(`span.dot.huge.c-${drop}`, { id: "drop-big", "aria-label": `${drop} drop` }, colourLetter(drop))
       : el(`span.dot.huge${unnamed ? ".unknown" : ".empty"}`, { id: "drop-big",
         "aria-label": unnamed ? "a drop of unknown colour" : "no drop yet" }, unnamed ? "?" : "–"),
-    drop ? el("div.drop-name.color-name", {}, drop)
+    drop ? el("div.drop-name.colour-name", {}, drop)
       : el("div.drop-name", {}, unnamed ? "Which colour?" : "None yet"),
     (turn.bowl !== null && turn.bowl !== undefined) || fallen.length
       ? el("div.turn-drops", { "aria-label": "drops this turn" },
@@ -193,8 +194,8 @@ function renderDrop(view, undo, perform, coach) {
       onclick: () => perform(undo) }, "↶ Undo") : null,
     chances ? el("div.coach-chances", { "aria-label": "coach: chance of each colour for the next drop" },
       el("span.coach-title", {}, "Next drop"),
-      chances.map(([c, p]) => el(`span.chance${p ? "" : ".none"}`, { dataset: { color: c } },
-        el(`span.dot.tiny.c-${c}`, { "aria-hidden": "true" }, colorLetter(c)),
+      chances.map(([c, p]) => el(`span.chance${p ? "" : ".none"}`, { dataset: { colour: c } },
+        el(`span.dot.tiny.c-${c}`, { "aria-hidden": "true" }, colourLetter(c)),
         `${Math.round(p * 100)}%`))) : null);
 }
 
@@ -263,7 +264,7 @@ function renderBowls(view, bowlActions, perform, coach) {
   fill(box, el("h3.panel-title", {}, "Bowls"),
     el("div.bowl-row", {}, (view.bowls || []).map((bowl) => {
       const action = legalBowl.get(bowl.index);
-      const slots = [...bowl.drops.map((c) => (c ? colorDot(c, "small")
+      const slots = [...bowl.drops.map((c) => (c ? colourDot(c, "small")
         : el("span.dot.small.unknown", { "aria-label": "unnamed drop" }, "?"))),
         ...[...Array(Math.max(0, 4 - bowl.drops.length))].map(() => el("span.dot.small.empty", {}, ""))];
       return el(`button.bowl${action ? ".legal" : ""}${bowl.full ? ".full" : ""}${tip === bowl.index ? ".coach-tip" : ""}`,
@@ -285,7 +286,7 @@ function renderCauldron(view) {
   const total = view.cauldron_total ?? Object.values(contents).reduce((a, b) => a + b, 0);
   fill(box, el("h3.panel-title", {}, `In the cauldron: ${total}`),
     el("div.cauldron-row", {}, Object.entries(contents).map(([c, n]) =>
-      el(`span.count${n ? "" : ".none"}`, { "aria-label": `${n} ${c}` }, colorDot(c, "small"), `×${n}`))));
+      el(`span.count${n ? "" : ".none"}`, { "aria-label": `${n} ${c}` }, colourDot(c, "small"), `×${n}`))));
 }
 
 function renderActions(session, legal, perform, simulated) {
@@ -293,13 +294,13 @@ function renderActions(session, legal, perform, simulated) {
   const buttons = legal.other.map((a) => el("button.big-button", { type: "button", onclick: () => perform(a),
     dataset: { action: a.type } }, actionLabel(a)));
   // Without a drop sensor the players say what fell; the simulation panel covers it in --sim.
-  const manual = simulated || session.outcome ? [] : legal.manualDrop.filter((a) => a.color);
+  const manual = simulated || session.outcome ? [] : legal.manualDrop.filter((a) => a.colour);
   const details = manual.length
     ? el("details.manual-drop", {},
       el("summary", {}, "No drop sensor? Tap the colour that fell"),
-      el("div.color-buttons", {}, manual.map((a) =>
-        el(`button.color-button.c-${a.color}`, { type: "button", onclick: () => perform(a),
-          "aria-label": `a ${a.color} drop fell` }, colorLetter(a.color)))))
+      el("div.colour-buttons", {}, manual.map((a) =>
+        el(`button.colour-button.c-${a.colour}`, { type: "button", onclick: () => perform(a),
+          "aria-label": `a ${a.colour} drop fell` }, colourLetter(a.colour)))))
     : null;
   fill(box, buttons, details);
   // Keep an opened "by hand" panel open across updates.
@@ -341,7 +342,9 @@ function renderOutcome(session, view, marks, names) {
     el("div.outcome-tokens", {}, winners.map((s) => playerChip(s, marks, names, "huge"))),
     el("h2.outcome-title", { id: "outcome-title" },
       winnerNames.length ? `${winnerNames.join(" and ")} ${winnerNames.length > 1 ? "win" : "wins"}!` : "The game is over"),
-    el("p.outcome-reason", {}, cap(outcome.reason || "") + (outcome.turns ? ` after ${outcome.turns} turns.` : "")),
+    // the sentence (reason is a code for scripts); then how close everyone else came
+    el("p.outcome-reason", {}, cap(outcome.message || "") + (outcome.turns ? ` after ${outcome.turns} turns.` : "")),
+    rankingList(outcome, names, marks),
     el("div.outcome-buttons", {},
       el("button.big-button.quiet", { type: "button", id: "btn-see-board",
         onclick: () => { box.dataset.closed = key; box.hidden = true; } }, "See the board"),
@@ -349,21 +352,37 @@ function renderOutcome(session, view, marks, names) {
         onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"))));
 }
 
+/** The places after the winner: "2nd Houdini, 3 steps from the exit" (the score is the
+ *  steps still to go; null: the apprentice never entered the cave). */
+function rankingList(outcome, names, marks) {
+  const winners = outcome.winners || [];
+  const rest = (outcome.ranking || []).filter((p) => !winners.includes(p.seat));
+  if (!rest.length) return null;
+  const ordinal = (n) => `${n}${n % 10 === 1 && n !== 11 ? "st" : n % 10 === 2 && n !== 12 ? "nd" : n % 10 === 3 && n !== 13 ? "rd" : "th"}`;
+  const far = (steps) => (steps === null || steps === undefined ? "not in the cave"
+    : steps === 0 ? "at the exit" : `${steps} step${steps === 1 ? "" : "s"} from the exit`);
+  return el("ol.outcome-ranking", { "aria-label": "the others" }, rest.map((p) =>
+    el("li.outcome-place", { dataset: { seat: String(p.seat), place: String(p.place) } },
+      el("span.outcome-ordinal", {}, ordinal(p.place)), playerChip(p.seat, marks, names),
+      el("span.outcome-name", {}, names[p.seat] ?? `seat ${p.seat + 1}`),
+      el("span.outcome-far", {}, far(p.score)))));
+}
+
 /**
  * The six big colour buttons for naming a drop the beam saw without a colour: every colour
  * of the game, the ones the cauldron no longer holds greyed out (it cannot be one of them).
  */
-export function renderPicker(nameActions, perform, colors = []) {
+export function renderPicker(nameActions, perform, colours = []) {
   const modal = $("#picker");
   if (!nameActions.length) { modal.hidden = true; return; }
-  const byColor = new Map(nameActions.map((a) => [a.color, a]));
-  const all = colors.length ? colors.map((c) => c.id) : nameActions.map((a) => a.color);
-  fill($("#picker-colors"), all.map((c) => {
-    const a = byColor.get(c);
-    return el(`button.color-button.huge.c-${c}${a ? "" : ".gone"}`, {
-      type: "button", "aria-label": a ? c : `${c}: none left in the cauldron`, dataset: { color: c },
+  const byColour = new Map(nameActions.map((a) => [a.colour, a]));
+  const all = colours.length ? colours.map((c) => c.id) : nameActions.map((a) => a.colour);
+  fill($("#picker-colours"), all.map((c) => {
+    const a = byColour.get(c);
+    return el(`button.colour-button.huge.c-${c}${a ? "" : ".gone"}`, {
+      type: "button", "aria-label": a ? c : `${c}: none left in the cauldron`, dataset: { colour: c },
       disabled: !a, onclick: a ? () => perform(a) : null,
-    }, el("span.letter", {}, colorLetter(c)), el("span.word", {}, a ? c : "none left"));
+    }, el("span.letter", {}, colourLetter(c)), el("span.word", {}, a ? c : "none left"));
   }));
   modal.hidden = false;
 }
