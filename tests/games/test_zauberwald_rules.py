@@ -452,7 +452,7 @@ def test_stop_after_ones_own_basket_was_checked_is_too_late():
     assert GAME.outcome(state) is None
     assert GAME.view(state)["players"][B]["potions"] == 3
     # ... and "stop!" after one's basket was checked is too late
-    refused(state, {"type": "stop", "seat": B}, "only a player cooking his third")
+    refused(state, {"type": "stop", "seat": B}, "checked already")
     state = table([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     state = arrange(state, B, potions=2, on_card={"red": 2, "yellow": 2, "green": 2})
     state, _ = start_search(state, 2)

@@ -13,7 +13,7 @@ Round flow (``state["phase"]``)::
     choose   master: choose_tile
     turn     master: turn (direction), or choose_tile again to change his mind
     turning  the floor: floor_turned (sensor) / floor_turned manual (master taps done)
-    search   master: end_search (count); a player cooking his third potion: stop
+    search   master: end_search (count); a player whose basket can finish his third potion: stop
     check    basket for each seat in turn, master first; "stop!" puts a caller first
     penalty  the player just checked: return_ingredients (which correct ones go back)
     over     outcome() tells who won
@@ -421,14 +421,15 @@ class Zauberwald(Game):
         seat = self.seat_of(state, action)
         self._phase(state, ("search", "check"),
                     '"stop!" is called during the search, or before your basket is checked')
-        if not self._may_stop(state, seat):
-            raise IllegalAction('only a player cooking his third magic potion can call "stop!"')
         rnd = state["round"]
         if seat in rnd["stoppers"]:
             raise IllegalAction(f'{state["players"][seat]} has called "stop!" already')
         if state["phase"] == "check" and seat not in rnd["to_check"]:
             raise IllegalAction(f'{state["players"][seat]}\'s basket has been checked already: '
                                 f'"stop!" comes before that')
+        why_not = self._why_no_stop(state, seat)
+        if why_not is not None:
+            raise IllegalAction(why_not)
         if state["phase"] == "search":
             rnd["ended_by"] = "stop"
             self._begin_check(state, first=seat)
@@ -535,7 +536,35 @@ class Zauberwald(Game):
         return False
 
     def _may_stop(self, state: State, seat: int) -> bool:
-        return self._potions(state, seat) == self.cards_per_player - 1
+        return self._why_no_stop(state, seat) is None
+
+    def _why_no_stop(self, state: State, seat: int) -> str | None:
+        """Why ``seat`` cannot call "stop!" now (in the table's words), or None if it can.
+
+        "Stop!" is called with the basket that finishes the third magic potion, and a
+        player may collect for the next recipe card once the current one is complete (and
+        so on, DEFAULTS.md), so one search can finish the second and the third potion.
+        Nobody knows what is in a basket until it is checked: the call is open to every
+        player for whom some basket the forest can still give would finish the third
+        potion. Whether this basket does is the check's to say ("stop!" right or wrong)."""
+        name = state["players"][seat]
+        open_cards = [card for card in state["cards"][seat] if card is not None and not card["finished"]]
+        if not open_cards:
+            return (f'{name} has cooked all three magic potions already: "stop!" is called with the '
+                    f"basket that finishes the third magic potion")
+        rule = 'only a player whose basket can finish his third magic potion can call "stop!"'
+        need = _merge([_sub(card["recipe"], card["on_card"]) for card in open_cards])
+        rakeable = _sub(state["forest"], state["round"]["back"])
+        short = [c for c in self.colours if need.get(c, 0) > rakeable.get(c, 0)]
+        if short:
+            c = short[0]
+            return (f"{rule}: {name} still needs {need[c]} {c} for it, and only {rakeable.get(c, 0)} "
+                    f"{'is' if rakeable.get(c, 0) == 1 else 'are'} left in the forest to collect")
+        limit = self._basket_limit(state, seat)
+        if limit is not None and _total(need) > limit:
+            return (f"{rule}: {name} still needs {_plural(_total(need), 'ingredient')} for it, and the "
+                    f"master magician's basket holds only {limit} this round")
+        return None
 
     def _basket_limit(self, state: State, seat: int) -> int | None:
         rnd = state["round"]

@@ -36,6 +36,19 @@ function tileRow(player) {
       : el("span.zw-none", {}, "no tiles left"));
 }
 
+/** "Name: stop!" for a player whose basket can finish the third potion (the engine's may_stop).
+ *  That can be two or three cards at once (collecting for the next card is allowed), so every
+ *  such player has the button; it is red for a player on the last card, quieter otherwise. */
+function stopButton(p, onStop) {
+  const open = p.cards.filter((c) => c && !c.finished);
+  const needs = open.reduce((n, c) => n + total(c.missing), 0);
+  const early = open.length > 1;
+  return el(`button.big-button.zw-stop-call${early ? ".early" : ""}`, {
+    type: "button", dataset: { seat: String(p.seat) },
+    title: `Only if this basket finishes the third magic potion: ${needs} ingredient${needs === 1 ? "" : "s"} still missing`,
+    onclick: () => onStop(p.seat) }, `${p.name}: stop!`);
+}
+
 export function playersStrip(state, names, { onStop }) {
   const playing = state.phase !== "over";
   // whose cards are being entered (printed cards), so the right player looks up
@@ -53,10 +66,7 @@ export function playersStrip(state, names, { onStop }) {
         el("span.zw-potions", { title: "magic potions cooked" }, `${p.potions} ${p.potions === 1 ? "potion" : "potions"}`)),
       el("div.zw-player-tiles", {}, el("span.zw-small-label", {}, "tiles"), tileRow(p)),
       el("div.zw-cards", {}, p.cards.map((card, i) => recipeCard(card, i, i === p.current_card))),
-      p.may_stop && playing
-        ? el("button.big-button.zw-stop-call", { type: "button", dataset: { seat: String(p.seat) },
-          onclick: () => onStop(p.seat) }, `${p.name}: stop!`)
-        : null);
+      p.may_stop && playing ? stopButton(p, onStop) : null);
   }));
 }
 
