@@ -287,6 +287,34 @@ def test_a_move_can_stop_short_to_swap_and_go_on(game):
     assert s["apprentices"][0] == "8" and s["phase"] == "choose_bowl"
 
 
+def test_a_place_swap_may_still_be_played_after_the_last_step(game):
+    # DEFAULTS.md: a place swap may be played until the player's movement ends, including
+    # after the last step (issue 17: it was refused, "nobody is moving an apprentice now").
+    s = moving(game, ["6", "8", "S2"], [(0, 1), (1, 1)], cards={0: {"place_swap": 1}})
+    s = play(game, s, go("7"))                       # the one step: now next to P1 on 8
+    assert s["phase"] == "move" and game.mover(s) == 0
+    assert game.view(s)["prompt"] == "P0: your steps are used up: swap places, or stay to end your move"
+    assert game.view(s)["movement"]["steps_left"] == 0 and moves(game, s) == []
+    assert {"type": "place_swap", "space": "8", "spend": []} in game.legal_actions(s)
+    refused(game, s, go("6"), "your steps are used up: you may still swap places, or stay")
+    swapped = play(game, s, {"type": "place_swap", "space": "8"})
+    assert swapped["apprentices"][:2] == ["8", "7"]
+    assert game.mover(swapped) == 1, "no swap left: P0's movement ended by itself"
+    stayed = play(game, s, {"type": "move", "to": None})  # or P0 ends the movement and keeps the card
+    assert stayed["apprentices"][:2] == ["7", "8"] and stayed["cards"][0]["place_swap"] == 1
+    assert game.mover(stayed) == 1
+
+
+def test_a_place_swap_may_follow_a_double_speed_move(game):
+    # the double-speed move is made without a stop-over; after its last step the movement
+    # has not ended yet, so a swap is still allowed (4-player cave: 4-7 is free of obstacles)
+    s = moving(game, ["4", "7", "S2", "S3"], [(0, 1)], cards={0: {"place_swap": 1, "double_speed": 1}}, n=4)
+    s = play(game, s, go("6", [], True))
+    assert s["phase"] == "move" and game.view(s)["movement"]["steps_left"] == 0 and moves(game, s) == []
+    s = play(game, s, {"type": "place_swap", "space": "7"})
+    assert s["apprentices"][:2] == ["7", "6"] and s["phase"] == "choose_bowl"
+
+
 def test_the_go_ends_by_itself_when_nothing_is_left_to_do(game):
     s = moving(game, ["4", "S1", "S2"], [(0, 1), (1, 1)])
     s = play(game, s, go("5"))
