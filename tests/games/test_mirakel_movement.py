@@ -103,6 +103,32 @@ def test_completed_potions_give_cards_and_moves_in_rulebook_order(game):
     assert [(q["seat"], q["steps"]) for q in v["movement"]["queue"]] == [(2, 2), (0, 1), (1, 2)]
 
 
+def test_a_potion_completed_before_the_fourth_disk_takes_effect_only_after_it(game):
+    # "As soon as you have refilled the magic bowl with 4 drops (and have placed 4
+    # miracle-mix disks), completed magic potions become effective."
+    s = lab_ready(game, n=4, active=0)
+    s = play(game, s, {"type": "empty_bowl", "bowl": 0})
+    s = finish_turn(game, s, [("blue", ("flame_wall", 3))])     # the flame wall is complete now
+    assert game.view(s)["lab"][0]["complete"] is True
+    assert s["phase"] == "dispense" and s["movement"] is None
+    assert s["cards"][0]["flame_wall"] == 0 and s["piles"]["flame_wall"] == 6
+    s = finish_turn(game, s, [("purple", ("poison_pit", 3)), ("red", ("monster_crypt", 3))])
+    assert s["movement"] is None and s["cards"][0]["flame_wall"] == 0
+    s = finish_turn(game, s, [("yellow", ("double_speed", 3))])  # the 4th disk
+    assert s["phase"] == "move" and s["cards"][0]["flame_wall"] == 1
+
+
+def test_only_the_player_whose_turn_it_is_takes_cards(game):
+    # "You get cards only if you have completed magic potions on your own game turn!"
+    s = lab_ready(game, n=4, active=2)
+    s = play(game, s, {"type": "empty_bowl", "bowl": 0})
+    s = finish_turn(game, s, [("blue", ("flame_wall", 3)), ("purple", ("poison_pit", 3)),
+                              ("red", ("monster_crypt", 3)), ("yellow", ("double_speed", 3))])
+    # seats 0 and 1 have disks in the completed potions and move, but take no card
+    assert {q["seat"] for q in s["movement"]["queue"]} == {0, 1, 2}
+    assert [sum(cards.values()) for cards in s["cards"]] == [0, 0, 2, 0]
+
+
 def test_an_empty_pile_gives_no_card_but_the_potion_still_moves(game):
     s = lab_ready(game, n=4, active=0)
     s["cards"][3]["flame_wall"] = 6

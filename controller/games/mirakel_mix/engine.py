@@ -632,8 +632,8 @@ class MirakelMix(MovementRules, Game):
     def _deadlock_outcome(self, state: State) -> Outcome:
         """Nobody can cross another obstacle: the apprentice nearest the exit (fewest spaces,
         obstacles ignored) wins; apprentices as near share the win (DEFAULTS.md)."""
-        far = [self.steps_to_exit(state, seat) for seat in range(len(state["players"]))]
-        spaces = [99 if d is None else d for d in far]
+        far = (self.steps_to_exit(state, seat) for seat in range(len(state["players"])))
+        spaces = [99 if d is None else d for d in far]   # every apprentice is placed by now
         nearest = min(spaces)
         winners = tuple(seat for seat, d in enumerate(spaces) if d == nearest)
         names = [self._name(state, seat) for seat in winners]
@@ -644,7 +644,7 @@ class MirakelMix(MovementRules, Game):
         why = self.deadlock_reason(state)
         return Outcome(winners=winners, reason="deadlock",
                        message=f"{why}. {who}.",
-                       ranking=Outcome.rank(far, higher_is_better=False),
+                       ranking=Outcome.rank(spaces, higher_is_better=False),
                        details={"turns": state["turns_played"]})
 
     def device_sync(self, state: State) -> list[Effect]:
