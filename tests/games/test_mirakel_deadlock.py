@@ -92,7 +92,7 @@ def test_the_issue_position_seed_1217_ends_the_game_and_the_apprentice_nearest_t
         "Nobody can cross another obstacle: every flame wall potion is with Ann, who cannot get "
         "to the flame wall; every lightning grid potion is with Ben, who cannot get to the "
         "lightning grid; every monster crypt potion is with Cy, who cannot get to the monster "
-        "crypt. Ann's apprentice is nearest the exit (4 spaces) and wins.")
+        "crypt. Ann's apprentice is nearest the exit (4 spaces) and wins")
     assert out.ranking == (Placing(0, 1, 4), Placing(1, 2, 13), Placing(2, 3, 14))
     v = GAME.view(s)
     assert v["phase"] == "finished" and v["prompt"] == out.message      # what the tablet shows
@@ -115,7 +115,7 @@ def test_four_players_in_the_large_cave():
     assert GAME.deadlocked(s) and not someone_could_cross(s)
     out = GAME.outcome(play(GAME, s, STAY))
     assert out.reason == "deadlock" and out.winners == (2,)
-    assert out.message.endswith("Cy's apprentice is nearest the exit (10 spaces) and wins.")
+    assert out.message.endswith("Cy's apprentice is nearest the exit (10 spaces) and wins")
     assert out.ranking == (Placing(2, 1, 10), Placing(0, 2, 19), Placing(1, 2, 19), Placing(3, 2, 19))
 
 
@@ -148,7 +148,7 @@ def test_apprentices_as_near_the_exit_share_the_win():
     over = play(game, s, STAY)
     out = game.outcome(over)
     assert out.reason == "deadlock" and out.winners == (0, 1)
-    assert out.message.endswith("Ann and Ben are nearest the exit (2 spaces each) and share the win.")
+    assert out.message.endswith("Ann and Ben are nearest the exit (2 spaces each) and share the win")
     assert out.ranking == (Placing(0, 1, 2), Placing(1, 1, 2), Placing(2, 3, 4))
     assert game.view(over)["outcome"]["winner_names"] == ["Ann", "Ben"]
     # Ben holding one poison pit card could go back to 1 and on: not stuck

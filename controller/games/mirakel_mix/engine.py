@@ -643,7 +643,7 @@ class MirakelMix(MovementRules, Game):
             who = f"{_and(names)} are nearest the exit ({nearest} spaces each) and share the win"
         why = self.deadlock_reason(state)
         return Outcome(winners=winners, reason="deadlock",
-                       message=f"{why}. {who}.",
+                       message=f"{why}. {who}",  # no full stop: a tablet may add " after N turns."
                        ranking=Outcome.rank(spaces, higher_is_better=False),
                        details={"turns": state["turns_played"]})
 
