@@ -20,6 +20,28 @@ def test_drops_disks_and_cards():
     assert DATA["game"]["cards_per_pile"] * len(DATA["flasks"]) == 36
 
 
+def test_the_box_contents():
+    # "36 magic potions (cards)", "18 drops (balls)", "40 miracle-mix disks",
+    # "3 magic bowls", "4 apprentices (game figures)"
+    game = MirakelMix()
+    assert game.cards_per_pile * len(game.flasks) == 36
+    assert game.total_drops == 18
+    assert game.disks_per_player * game.max_players == 40        # 4 colours of 10
+    assert game.n_bowls == 3
+    assert game.max_players == 4 and len(game.cave_for(4).start) == 4  # one apprentice each
+
+
+def test_the_lab_is_the_defaults_table():
+    assert {f["id"]: f["spaces"] for f in DATA["flasks"]} == {
+        "flame_wall": ["red", "yellow", "green", "blue"],
+        "poison_pit": ["yellow", "green", "blue", "purple"],
+        "lightning_grid": ["green", "blue", "purple", "orange"],
+        "monster_crypt": ["blue", "purple", "orange", "red"],
+        "double_speed": ["purple", "orange", "red", "yellow"],
+        "place_swap": ["orange", "red", "yellow", "green"],
+    }
+
+
 def test_every_colour_is_four_times_in_the_lab_and_never_twice_in_a_flask():
     spaces = [c for f in DATA["flasks"] for c in f["spaces"]]
     assert Counter(spaces) == {c: 4 for c in ["red", "yellow", "green", "blue", "purple", "orange"]}

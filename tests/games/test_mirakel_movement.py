@@ -103,6 +103,32 @@ def test_completed_potions_give_cards_and_moves_in_rulebook_order(game):
     assert [(q["seat"], q["steps"]) for q in v["movement"]["queue"]] == [(2, 2), (0, 1), (1, 2)]
 
 
+def test_a_potion_completed_before_the_fourth_disk_takes_effect_only_after_it(game):
+    # "As soon as you have refilled the magic bowl with 4 drops (and have placed 4
+    # miracle-mix disks), completed magic potions become effective."
+    s = lab_ready(game, n=4, active=0)
+    s = play(game, s, {"type": "empty_bowl", "bowl": 0})
+    s = finish_turn(game, s, [("blue", ("flame_wall", 3))])     # the flame wall is complete now
+    assert game.view(s)["lab"][0]["complete"] is True
+    assert s["phase"] == "dispense" and s["movement"] is None
+    assert s["cards"][0]["flame_wall"] == 0 and s["piles"]["flame_wall"] == 6
+    s = finish_turn(game, s, [("purple", ("poison_pit", 3)), ("red", ("monster_crypt", 3))])
+    assert s["movement"] is None and s["cards"][0]["flame_wall"] == 0
+    s = finish_turn(game, s, [("yellow", ("double_speed", 3))])  # the 4th disk
+    assert s["phase"] == "move" and s["cards"][0]["flame_wall"] == 1
+
+
+def test_only_the_player_whose_turn_it_is_takes_cards(game):
+    # "You get cards only if you have completed magic potions on your own game turn!"
+    s = lab_ready(game, n=4, active=2)
+    s = play(game, s, {"type": "empty_bowl", "bowl": 0})
+    s = finish_turn(game, s, [("blue", ("flame_wall", 3)), ("purple", ("poison_pit", 3)),
+                              ("red", ("monster_crypt", 3)), ("yellow", ("double_speed", 3))])
+    # seats 0 and 1 have disks in the completed potions and move, but take no card
+    assert {q["seat"] for q in s["movement"]["queue"]} == {0, 1, 2}
+    assert [sum(cards.values()) for cards in s["cards"]] == [0, 0, 2, 0]
+
+
 def test_an_empty_pile_gives_no_card_but_the_potion_still_moves(game):
     s = lab_ready(game, n=4, active=0)
     s["cards"][3]["flame_wall"] = 6
@@ -285,6 +311,34 @@ def test_a_move_can_stop_short_to_swap_and_go_on(game):
     assert s["apprentices"][:2] == ["6", "5"]
     s = play(game, s, go("8"))
     assert s["apprentices"][0] == "8" and s["phase"] == "choose_bowl"
+
+
+def test_a_place_swap_may_still_be_played_after_the_last_step(game):
+    # DEFAULTS.md: a place swap may be played until the player's movement ends, including
+    # after the last step (issue 17: it was refused, "nobody is moving an apprentice now").
+    s = moving(game, ["6", "8", "S2"], [(0, 1), (1, 1)], cards={0: {"place_swap": 1}})
+    s = play(game, s, go("7"))                       # the one step: now next to P1 on 8
+    assert s["phase"] == "move" and game.mover(s) == 0
+    assert game.view(s)["prompt"] == "P0: your steps are used up: swap places, or stay to end your move"
+    assert game.view(s)["movement"]["steps_left"] == 0 and moves(game, s) == []
+    assert {"type": "place_swap", "space": "8", "spend": []} in game.legal_actions(s)
+    refused(game, s, go("6"), "your steps are used up: you may still swap places, or stay")
+    swapped = play(game, s, {"type": "place_swap", "space": "8"})
+    assert swapped["apprentices"][:2] == ["8", "7"]
+    assert game.mover(swapped) == 1, "no swap left: P0's movement ended by itself"
+    stayed = play(game, s, {"type": "move", "to": None})  # or P0 ends the movement and keeps the card
+    assert stayed["apprentices"][:2] == ["7", "8"] and stayed["cards"][0]["place_swap"] == 1
+    assert game.mover(stayed) == 1
+
+
+def test_a_place_swap_may_follow_a_double_speed_move(game):
+    # the double-speed move is made without a stop-over; after its last step the movement
+    # has not ended yet, so a swap is still allowed (4-player cave: 4-7 is free of obstacles)
+    s = moving(game, ["4", "7", "S2", "S3"], [(0, 1)], cards={0: {"place_swap": 1, "double_speed": 1}}, n=4)
+    s = play(game, s, go("6", [], True))
+    assert s["phase"] == "move" and game.view(s)["movement"]["steps_left"] == 0 and moves(game, s) == []
+    s = play(game, s, {"type": "place_swap", "space": "7"})
+    assert s["apprentices"][:2] == ["7", "6"] and s["phase"] == "choose_bowl"
 
 
 def test_the_go_ends_by_itself_when_nothing_is_left_to_do(game):

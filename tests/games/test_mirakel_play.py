@@ -133,8 +133,10 @@ def play_game(n_players, seed, options, check_all=True, noise=0.03, max_actions=
         assert isinstance(effects, list)
     out = GAME.outcome(s)
     if out is not None:
-        w = out.winners[0]
-        assert s["apprentices"][w] == GAME.cave_of(s).exit
+        if out.reason == "deadlock":  # nobody can cross another obstacle (DEFAULTS.md)
+            assert GAME.deadlocked(s)
+        else:
+            assert s["apprentices"][out.winners[0]] == GAME.cave_of(s).exit
         assert s["phase"] == "finished"
         assert [a["type"] for a in GAME.legal_actions(s)] in ([], ["dismiss_warning"] * len(s["warnings"]))
     else:

@@ -224,6 +224,18 @@ def test_four_drops_without_a_potion_pass_the_turn_and_disks_stay(game):
     assert game.view(s)["prompt"] == "Ben: empty a magic bowl into the cauldron and tap which one"
 
 
+def test_the_refilled_bowl_goes_back_with_the_other_filled_bowls(game):
+    # "Then put the refilled magic bowl back with the other filled magic bowls."
+    s = play(game, started(game), {"type": "empty_bowl", "bowl": 0})
+    assert s["bowls"][0] == []
+    for c, (f, i) in zip(["purple", "purple", "orange", "orange"],
+                         [("poison_pit", 3), ("lightning_grid", 2), ("lightning_grid", 3), ("monster_crypt", 2)]):
+        s = play(game, s, {"type": "drop", "colour": c}, {"type": "place_disk", "flask": f, "space": i})
+    assert s["bowls"][0] == ["purple", "purple", "orange", "orange"]
+    assert s["phase"] == "choose_bowl" and s["active"] == 1
+    assert {a["bowl"] for a in game.legal_actions(s) if a["type"] == "empty_bowl"} == {0, 1, 2}
+
+
 # --- drops of unknown colour ------------------------------------------------------
 def test_a_colourless_drop_is_named_by_the_players(game):
     s = play(game, started(game), {"type": "empty_bowl", "bowl": 0}, {"type": "drop"})

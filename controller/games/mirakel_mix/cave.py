@@ -39,6 +39,51 @@ class Cave:
                 raise ValueError(f"cave {self.id}: obstacle {ob['card']} is not on an edge")
             self.barriers[frozenset((a, b))] = ob["card"]
         self.edges = [list(e) for e in spec["edges"]]
+        self.region_of: dict[str, int] = self._regions()
+        #: the obstacle cards on the edges around each region (what its apprentices could cross)
+        self.region_obstacles: dict[int, frozenset[str]] = {r: frozenset() for r in set(self.region_of.values())}
+        for edge, card in self.barriers.items():
+            for space in edge:
+                r = self.region_of[space]
+                self.region_obstacles[r] = self.region_obstacles[r] | {card}
+
+    def _regions(self) -> dict[str, int]:
+        """Number the parts of the cave that obstacles divide it into: two spaces are in
+        one region when a walk joins them without crossing an obstacle."""
+        region: dict[str, int] = {}
+        for origin in [*self.spaces, self.exit]:
+            if origin in region:
+                continue
+            number = len(set(region.values()))
+            region[origin] = number
+            frontier = [origin]
+            while frontier:
+                node = frontier.pop()
+                for nb in self.adjacent[node]:
+                    if nb not in region and self.barrier(node, nb) is None:
+                        region[nb] = number
+                        frontier.append(nb)
+        return region
+
+    def obstacles_around(self, space: str) -> frozenset[str]:
+        """The obstacle cards an apprentice on ``space`` could use without crossing another
+        obstacle first: those on the edges around its region."""
+        return self.region_obstacles[self.region_of[space]]
+
+    def reaches_exit(self, space: str) -> bool:
+        """True if an apprentice on ``space`` can walk out of the cave without crossing an obstacle."""
+        return self.region_of[space] == self.region_of[self.exit]
+
+    def roomy(self, apprentices: int) -> bool:
+        """True if every region can take an apprentice crossing into it while all the others
+        stand in it (it has a space for each apprentice, or holds the exit). Then an
+        apprentice holding an obstacle's card can always, in some run of the game, cross it;
+        the deadlock test relies on this for being exact (the default caves are roomy)."""
+        sizes: dict[int, int] = {}
+        for space, r in self.region_of.items():
+            sizes[r] = sizes.get(r, 0) + 1
+        exit_region = self.region_of[self.exit]
+        return all(r == exit_region or n >= apprentices for r, n in sizes.items())
 
     def barrier(self, a: str, b: str) -> str | None:
         """The obstacle card needed to cross from ``a`` to ``b`` (None when open)."""
@@ -160,7 +205,11 @@ class MovementRules:
         return m["queue"][0]["seat"] if m else None
 
     def steps_left(self, s: State) -> int:
+        """Steps the current mover may still take (none after a double-speed move: it is
+        the whole move, without a stop-over)."""
         m = s["movement"]
+        if m["double"]:
+            return 0
         left: int = m["queue"][0]["steps"] - m["used"]
         return left
 
@@ -189,9 +238,11 @@ class MovementRules:
         return prune_dominated(options)
 
     def swap_options(self, s: State) -> list[dict[str, Any]]:
-        """place_swap actions open to the current mover (one card per swap)."""
+        """place_swap actions open to the current mover (one card per swap), at any moment
+        of the mover's go: before the first step, between steps, and after the last step
+        or a double-speed move, until the go ends (DEFAULTS.md)."""
         m = s.get("movement")
-        if not m or m["double"]:
+        if not m:
             return []
         seat = m["queue"][0]["seat"]
         cards = s["cards"][seat]
@@ -267,8 +318,9 @@ class MovementRules:
             s["winner"] = seat
             self._end_go(s)
             return
-        # The go ends unless steps remain and a place swap could still be used on the way.
-        if double or self.steps_left(s) <= 0 or not self.swap_options(s):
+        # The go ends by itself unless a place swap could still be played: on the way
+        # (steps remain) or after the last step, until the mover stays (DEFAULTS.md).
+        if not self.swap_options(s):
             self._end_go(s)
 
     def _why_not_move(self, s: State, seat: int, to: str, spend: list[str], double: bool) -> str:
@@ -277,6 +329,8 @@ class MovementRules:
         m = s["movement"]
         if to == s["apprentices"][seat]:
             return "your apprentice is already there: to let your steps go to waste, stay"
+        if self.steps_left(s) <= 0:
+            return "your steps are used up: you may still swap places, or stay to end your move"
         if to in s["apprentices"]:
             other = s["apprentices"].index(to)
             return f"only one apprentice per space: {self._name(s, other)} stands on {to}"

@@ -13,7 +13,7 @@ State (plain JSON):
   {flask: n}, cards [{flask: n}], disks [n], apprentices [space|None], turn {...},
   movement {...} (see MovementRules), warnings [{id, kind, message, colour, stamp}],
   next_warning, undo [snapshots since the last drop], stamp (counts changes of play),
-  winner, last_drop, turns_played.
+  winner, deadlock (True once nobody can cross another obstacle), last_drop, turns_played.
 
 Actions name a drop's colour as ``"colour"``; logs written before the spelling was
 settled say ``"color"``, which is still read so that such a game resumes.
@@ -117,6 +117,7 @@ class MirakelMix(MovementRules, Game):
             "next_warning": 1,
             "undo": [],
             "winner": None,
+            "deadlock": False,
             "last_drop": None,
             "turns_played": 0,
             "stamp": 0,  # counts changes of play; a warning's fixes hold only until the next one
@@ -283,15 +284,67 @@ class MirakelMix(MovementRules, Game):
         self._end_turn(s)
 
     def _end_turn(self, s: State) -> None:
-        """Disks come back from completed potions, cards turn back, next player."""
+        """Disks come back from completed potions, cards turn back, next player; or the
+        game ends here if nobody can ever cross another obstacle (see ``deadlocked``)."""
         for f in s["turn"]["completed"]:
             for seat in s["lab"][f]:
                 s["disks"][seat] += 1
             s["lab"][f] = [None] * len(s["lab"][f])
+        if self.deadlocked(s):
+            s["deadlock"] = True
+            s["stage"] = "over"
+            s["turns_played"] += 1
+            return
         s["stage"] = "turn"
         s["active"] = (s["active"] + 1) % len(s["players"])
         s["turn"] = self._new_turn()
         s["turns_played"] += 1
+
+    # --- deadlock ---------------------------------------------------------------
+    def deadlocked(self, s: State) -> bool:
+        """True when no apprentice can ever cross another obstacle, nor walk out of the
+        cave (DEFAULTS.md, "Deadlock"): the game ends, the apprentice nearest the exit wins.
+
+        Why this test is exact. An obstacle card leaves its pile only when a completed
+        potion gives it to a player, and goes back onto it only when given up to cross
+        that obstacle (by a step, or by a place swap across it). Double speed and place
+        swap cards open no obstacle. So until somebody crosses an obstacle again, every
+        apprentice stays in its region (the spaces it can walk to without crossing one),
+        and obstacle cards only move from piles to players. The next crossing of an
+        obstacle is then made by an apprentice whose region that obstacle borders, with a
+        card of it that the apprentice holds now or wins from the pile as it is now.
+        Hence: if no apprentice holds, and no pile has, a card of an obstacle around the
+        apprentice's own region, and nobody stands in the exit's region, nobody can ever
+        cross an obstacle or leave the cave. Conversely, if one does, there is a run of the
+        game in which that apprentice gets steps (every completed potion with its disk gives
+        one), walks to the obstacle and crosses it: in a cave whose regions each have a
+        space for every apprentice (``Cave.roomy``; the default caves are) the others can
+        never fill the way for good. The test reads nothing but the cave, the cards and the
+        piles, so it holds for any cave in the data file.
+        """
+        cave = self.cave_of(s)
+        for seat, space in enumerate(s["apprentices"]):
+            if space is None or cave.reaches_exit(space):
+                return False
+            for card in cave.obstacles_around(space):
+                if s["cards"][seat][card] > 0 or s["piles"][card] > 0:
+                    return False
+        return True
+
+    def deadlock_reason(self, s: State) -> str:
+        """Why nobody can cross another obstacle, in the players' words: who holds the
+        potions of each obstacle next to somebody's part of the cave."""
+        cave = self.cave_of(s)
+        around = {card for space in s["apprentices"] if space is not None
+                  for card in cave.obstacles_around(space)}
+        parts = []
+        for card in self.obstacles:
+            holders = [self._name(s, seat) for seat in range(len(s["players"])) if s["cards"][seat][card] > 0]
+            if card in around and holders:
+                name = self.flask_names[card]
+                parts.append(f"every {name} potion is with {_and(holders)}, "
+                             f"who cannot get to the {name}")
+        return "Nobody can cross another obstacle" + (": " + "; ".join(parts) if parts else "")
 
     # --- the shape of an action's fields (InvalidAction: not an action of this game) ---
     def colour_of(self, a: Action) -> str | None:
@@ -557,6 +610,8 @@ class MirakelMix(MovementRules, Game):
         return cave.distance(space, cave.exit)
 
     def outcome(self, state: State) -> Outcome | None:
+        if state.get("deadlock"):
+            return self._deadlock_outcome(state)
         w = state["winner"]
         if w is None:
             return None
@@ -573,6 +628,24 @@ class MirakelMix(MovementRules, Game):
         return Outcome(winners=(w,), reason="left_the_cave",
                        message=f"{state['players'][w]}'s apprentice left the cave first",
                        ranking=tuple(ranking), details={"turns": state["turns_played"] + 1})
+
+    def _deadlock_outcome(self, state: State) -> Outcome:
+        """Nobody can cross another obstacle: the apprentice nearest the exit (fewest spaces,
+        obstacles ignored) wins; apprentices as near share the win (DEFAULTS.md)."""
+        far = (self.steps_to_exit(state, seat) for seat in range(len(state["players"])))
+        spaces = [99 if d is None else d for d in far]   # every apprentice is placed by now
+        nearest = min(spaces)
+        winners = tuple(seat for seat, d in enumerate(spaces) if d == nearest)
+        names = [self._name(state, seat) for seat in winners]
+        if len(winners) == 1:
+            who = f"{names[0]}'s apprentice is nearest the exit ({nearest} spaces) and wins"
+        else:
+            who = f"{_and(names)} are nearest the exit ({nearest} spaces each) and share the win"
+        why = self.deadlock_reason(state)
+        return Outcome(winners=winners, reason="deadlock",
+                       message=f"{why}. {who}",  # no full stop: a tablet may add " after N turns."
+                       ranking=Outcome.rank(spaces, higher_is_better=False),
+                       details={"turns": state["turns_played"]})
 
     def device_sync(self, state: State) -> list[Effect]:
         """The simulated cauldron holds what the game says is inside. A drop that fell
@@ -601,10 +674,10 @@ class MirakelMix(MovementRules, Game):
                 return f"{name}: put a disk on a free {colour} space"
             return f"{name}: no {colour} space is free, put a disk on any free space"
         if phase == "move":
-            seat = s["movement"]["queue"][0]["seat"]
-            left = self.steps_left(s)
-            return f"{self._name(s, seat)} moves next: {left} step{'s' if left != 1 else ''}"
+            return self._movement_text(s)
         if phase == "finished":
+            if s.get("deadlock"):
+                return self._deadlock_outcome(s).message
             return f"{self._name(s, s['winner'])} has left the cave and wins!"
         return ""
 
@@ -649,6 +722,13 @@ class MirakelMix(MovementRules, Game):
             v["coach"] = coach.advise(self, s)
         return v
 
+    def _movement_text(self, s: State) -> str:
+        seat = s["movement"]["queue"][0]["seat"]
+        left = self.steps_left(s)
+        if left <= 0:  # only a place swap is left (or staying, which ends the move)
+            return f"{self._name(s, seat)}: your steps are used up: swap places, or stay to end your move"
+        return f"{self._name(s, seat)} moves next: {left} step{'s' if left != 1 else ''}"
+
     def _movement_view(self, s: State) -> dict[str, Any] | None:
         m = s.get("movement")
         if not m:
@@ -662,7 +742,12 @@ class MirakelMix(MovementRules, Game):
             "double_speed_used": m["double"],
             "queue": [{"seat": q["seat"], "name": self._name(s, q["seat"]), "steps": q["steps"]}
                       for q in m["queue"]],
-            "text": f"{self._name(s, seat)} moves next: {left} step{'s' if left != 1 else ''}",
+            "text": self._movement_text(s),
             "reachable": self.move_options(s),
             "swaps": self.swap_options(s),
         }
+
+
+def _and(words: list[str]) -> str:
+    """ "Ann", "Ann and Ben", "Ann, Ben and Cy"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
