@@ -144,6 +144,14 @@ def test_everyone_starts_on_the_start_field(n):
     assert [p["field"] for p in GAME.view(state)["players"]] == [START] * n
 
 
+def test_recipe_cards_and_magic_path_are_the_defaults():
+    assert [GAME.card_view(c)["name"] for c in GAME.recipes] == [
+        "6/4/2/−3", "5/4/2/−3", "5/3/2/−2", "5/3/1/−2", "6/3/1/−2", "4/3/2/−2", "4/3/1/−2", "4/2/1/−1",
+        "3/2/1/−1"]
+    assert [c["name"] for c in GAME.recipe_cards()][-1] == "Magic Bolt"
+    assert (START, TARGET) == (0, 40)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_magic_bolt_is_among_the_bottom_four(seed):
     deck = GAME.setup(NAMES[:4], seed=seed)["deck"]
@@ -182,6 +190,28 @@ def test_deal_reminder_ten_then_five():
     assert GAME.view(state)["round"]["number"] == 2
     assert GAME.view(state)["round"]["deal"] == 5
     assert len(GAME.view(state)["history"]) == 1
+
+
+def test_the_recipe_card_is_revealed_after_the_deal_and_decides_the_moves():
+    state = new_game(5)
+    assert "When everyone has looked at their cards, reveal the recipe card" in GAME.view(state)["prompt"]
+    with pytest.raises(IllegalAction, match="only while the trading"):
+        GAME.apply(state, {"type": "drop_out", "seat": 0})        # no trading before the card
+    state["stones"] = [10] * 5
+    state = to_laying(state, (DORO, ARNE, ERNI), card=recipe([6, 4, 2], 3))
+    state = act(lay_all(state, EXAMPLE), type="reveal_entries")
+    assert GAME.view(state)["round"]["recipe"]["name"] == "6/4/2/−3"
+    assert fields(state) == {"Babs": 6, "Doro": 4 + 2, "Chris": 2, "Arne": 0, "Erni": -3}
+
+
+def test_magic_stones_come_back_for_the_next_round():
+    state = example_round()                      # Doro in the ring, Arne and Erni in the goblet
+    state = act(state, type="reveal", card="recipe_1")
+    view = GAME.view(state)
+    assert view["round"]["ring"] is None and view["round"]["goblet"] == []
+    assert [p["dropped_out"] for p in view["players"]] == [None] * 5
+    state = act(state, type="drop_out", seat=ARNE)
+    assert GAME.view(state)["round"]["ring"] == ARNE
 
 
 @pytest.mark.parametrize("n,stones", [(4, 2), (5, 3), (6, 3), (7, 3)])
@@ -475,6 +505,14 @@ def test_ring_bonus_for_each_player_count(n, best):
     assert ring_move == [{"why": "ring", "fields": -2}]
 
 
+def test_only_the_best_three_move_forward_with_seven_players():
+    state = tie_round(LADDER, dropouts=(6, 5, 4), card=recipe([6, 4, 2], 3))
+    r = results(state)
+    assert [r[NAMES[s]]["rank"] for s in range(7)] == [1, 2, 3, 4, 5, 6, 7]
+    recipe_moves = [sum(m["fields"] for m in r[NAMES[s]]["moves"] if m["why"] == "recipe") for s in range(7)]
+    assert recipe_moves == [6, 4, 2, 0, 0, 0, -3]
+
+
 # --- the path: floor and target, and the end --------------------------------------------
 
 def test_nobody_goes_below_the_start_field():
@@ -693,6 +731,47 @@ def test_undo_takes_back_a_win_on_the_target_field():
     back = act(state, type="undo")
     assert back["phase"] == "laying" and GAME.outcome(back) is None
     assert back["stones"] == [TARGET - 5, TARGET - 3, 0, 0, 0]
+
+
+def test_undo_after_a_win_on_the_target_field_lets_the_table_correct_a_lay_down():
+    """The most common entry error: a mistyped final lay-down. Undo takes back the reveal
+    of the lay-downs (the whole scoring of the round), keeps every entry, and the game
+    goes on from there."""
+    state = example_round(stones=[TARGET - 5, TARGET - 3, 0, 0, 0])
+    assert {"type": "undo"} in GAME.legal_actions(state) and GAME.view(state)["can_undo"]
+    with pytest.raises(IllegalAction, match="game is over"):
+        GAME.apply(state, {"type": "false_trader", "seat": BABS})
+    back = act(state, type="undo")
+    assert back["round"]["entries"] == state["round"]["entries"]
+    assert back["round"]["results"] is None and back["round"]["order"] is None
+    assert back["undo"] == state["undo"][:-1]
+    # Babs really laid 2 Faran Leaves, not 3: 62 points, the lowest, 2 back; Arne third.
+    fixed = act(act(back, type="lay_down", seat=BABS, cards={"faran_leaf": 2}), type="reveal_entries")
+    assert GAME.outcome(fixed) is None and fixed["phase"] == "scored"
+    assert fixed["stones"][BABS] == TARGET - 3 - 2 and fixed["stones"][ARNE] == TARGET - 5 + 1
+
+
+def test_undo_after_a_win_decided_by_a_tie_break_draw_takes_back_that_draw():
+    same = ({"troll_hair": 3}, {})
+    state = tie_round([({"blue_schlums": 2}, {}), same, ({"greenwurz": 2}, {}), same, ({"lead_earth": 2}, {})],
+                      dropouts=(4, 0, 2), stones=TARGET - 5)
+    state = act(state, type="draw", seat=3, kind="gold_rose")
+    won = act(state, type="draw", seat=1, kind="faran_leaf")
+    assert GAME.outcome(won).winners == (DORO,)
+    back = act(won, type="undo")
+    assert back == state and back["phase"] == "tiebreak" and GAME.outcome(back) is None
+    assert [a["seat"] for a in GAME.legal_actions(back) if a["type"] == "draw"][:1] == [BABS]
+
+
+def test_the_magic_bolt_cannot_be_undone():
+    """A revealed card is a fact: the Magic Bolt ends the game for good."""
+    state = example_round()
+    state = act(state, type="false_trader", seat=ARNE)
+    state = act(state, type="reveal", card="magic_bolt")
+    assert GAME.outcome(state) is not None and not GAME.view(state)["can_undo"]
+    assert GAME.legal_actions(state) == []
+    with pytest.raises(IllegalAction, match="nothing to undo since the recipe card was revealed"):
+        GAME.apply(state, {"type": "undo"})
 
 
 # --- random rounds -----------------------------------------------------------------------

@@ -33,6 +33,34 @@ def test_box_contents():
     assert len(DATA["recipes"]) == 9
 
 
+# Rulebook "The magic ingredients (number of cards in brackets)"; k and "most in one set"
+# from DEFAULTS.md.
+PRINTED = {
+    "blue_schlums": ("Blue Schlums", 27, 2, 7), "greenwurz": ("Greenwurz", 23, 3, 7),
+    "lead_earth": ("Lead Earth", 21, 6, 7), "giraffe_extract": ("Giraffe Extract", 19, 7, 6),
+    "troll_hair": ("Troll Hair", 16, 11, 5), "yellow_schlums": ("Yellow Schlums", 14, 12, 5),
+    "silver_grass": ("Silver Grass", 11, 15, 4), "white_berries": ("White Berries", 9, 19, 4),
+    "faran_leaf": ("Faran Leaf", 6, 28, 3), "gold_rose": ("Gold Rose", 5, 29, 3),
+}
+
+
+def test_each_kind_has_its_printed_cards_and_the_defaults_scale():
+    assert {kid: (k["name"], k["cards"], k["k"], k["most"]) for kid, k in KINDS.items()} == PRINTED
+    assert list(KINDS) == list(PRINTED)  # most common first, as the rulebook lists them
+    assert (DATA["black_something"]["name"], DATA["black_something"]["cards"]) == ("Black Something", 4)
+
+
+def test_a_tie_break_card_is_worth_one_plus_k():
+    assert {kid: single_card_value(k) for kid, k in KINDS.items()} == {
+        kid: 1 + k for kid, (_, _, k, _) in PRINTED.items()}
+
+
+@pytest.mark.parametrize("kind", list(PRINTED))
+def test_a_black_something_counts_as_any_ingredient(kind):
+    sets = check_lay_down({kind: 2}, {kind: 1}, DATA)
+    assert sets[0]["n"] == 3 and sets[0]["points"] == set_points(3, PRINTED[kind][2])
+
+
 def test_black_something_counts_towards_n():
     sets = check_lay_down({"white_berries": 2}, {"white_berries": 1}, DATA)
     assert sets[0]["n"] == 3 and score(sets) == {"points": 66, "cards_played": 3}
