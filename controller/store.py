@@ -77,6 +77,11 @@ class Store:
                 self._db.execute(
                     "UPDATE games SET status = 'finished', finished = ?, outcome = ? WHERE id = ?",
                                  (now, json.dumps(outcome), game_id))
+            else:
+                # an undo took back the action that ended the game: it is played on
+                self._db.execute(
+                    "UPDATE games SET status = 'playing', finished = NULL, outcome = NULL "
+                    "WHERE id = ? AND status = 'finished'", (game_id,))
 
     # --- reading --------------------------------------------------------------
     def running_game(self) -> dict[str, Any] | None:

@@ -137,6 +137,12 @@ class Table:
         with self._lock:
             return self._engine is not None and self._engine.handles(kind)
 
+    def is_legal(self, action: Action) -> bool:
+        """True if the running game would take ``action`` now (nothing changes)."""
+        with self._lock:
+            return (self._engine is not None and self._state is not None
+                    and self._engine.is_legal(self._state, action))
+
     def device_sync(self) -> None:
         """Tell the devices where the running game says things are (a new game, a restart)."""
         with self._lock:
@@ -196,7 +202,8 @@ class Table:
         players: list[str] = self._meta["players"]
         return {"id": game_id, "game": self._meta["game"], "version": self._version,
                 "players": players, "state": engine.view(state, seat),
-                "legal_actions": [] if outcome is not None else engine.legal_actions(state),
+                # once the game is over the engine lists at most the undo of its last action
+                "legal_actions": engine.legal_actions(state),
                 "legal_actions_complete": engine.legal_actions_complete,
                 "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 

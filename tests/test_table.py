@@ -250,3 +250,25 @@ def test_concurrent_writers_never_interleave(table, store):
     s = table.session()
     assert s["state"]["tally"] == 10 and s["version"] == 10 and len(errors) == 5
     assert [a["version"] for a in store.actions(s["id"])] == list(range(1, 11))
+
+
+def test_the_action_that_ended_the_game_can_be_undone_and_the_game_plays_on(tmp_path):
+    # A mistyped final entry is the commonest error at a table (issue 17): the undo policy
+    # covers "add", so the add that ended the game is taken back like any other, the
+    # history no longer calls the game finished, and a restart agrees.
+    path = tmp_path / "t.sqlite3"
+    first = Table(Store(path), load_game=load_tally)
+    first.start("tally", ["Ann", "Ben"], seed=1)
+    for n in (3, 3, 3, 1):
+        ended = first.act({"type": "add", "n": n})
+    assert ended["outcome"] is not None
+    assert first.store.history()[0]["status"] == "finished"
+    back = first.act({"type": "undo"})
+    assert back["outcome"] is None and back["state"]["tally"] == 9
+    row = first.store.history()[0]
+    assert row["status"] == "playing" and row["outcome"] is None
+    assert first.act({"type": "add", "n": 1})["outcome"]["winners"] == [1]
+    first.act({"type": "undo"})
+    again = Table(Store(path), load_game=load_tally)
+    resumed = again.resume()
+    assert resumed is not None and resumed["state"]["tally"] == 9 and resumed["outcome"] is None

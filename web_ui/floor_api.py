@@ -117,9 +117,8 @@ def floor_home():
     floor = _floor()
     if floor.state in ("moving", "homing"):
         raise ApiError(409, BUSY)
-    session = ctx().table.session()
-    if session and session.get("game") == "zauberwald" and (session.get("state") or {}).get("phase") == "turning":
-        # homing now would be taken for the master's turn
+    if ctx().table.is_legal({"type": "floor_turned"}):
+        # the game waits for a turn of the floor: homing now would be taken for it
         raise ApiError(409, "the game is waiting for this turn of the floor: finish it by hand and "
                             "tap done, then home the floor")
     try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import errno
+import fcntl
 import json
 import os
 import select
@@ -55,13 +56,18 @@ def node_missing_reason() -> str | None:
 
 def ensure_node_modules() -> None:
     """``npm ci`` into tests/emulator/node_modules unless rp2040js is already there."""
-    if (HERE / "node_modules" / "rp2040js" / "package.json").exists():
+    marker = HERE / "node_modules" / "rp2040js" / "package.json"
+    if marker.exists():
         return
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm is missing: cannot install rp2040js (npm ci in tests/emulator)")
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE,
-                   check=True, timeout=300)
+    # test workers run in parallel: one installs, the others wait and find it there
+    with open(HERE / ".npm-ci.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not marker.exists():
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE,
+                           check=True, timeout=300)
 
 
 def firmware_dir() -> Path:

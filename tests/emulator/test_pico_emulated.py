@@ -21,6 +21,8 @@ P = pico_link.P          # the protocol module, wherever it lives
 
 pytestmark = [
     pytest.mark.slow,
+    # one worker boots the emulated chips one after another: each boot wants a whole core
+    pytest.mark.xdist_group("emulator"),
     pytest.mark.skipif(node_missing_reason() is not None, reason=str(node_missing_reason())),
     pytest.mark.timeout(180),
 ]
@@ -188,13 +190,15 @@ def test_a_move_of_n_steps_makes_exactly_n_step_edges_with_dir_right(rig, link, 
 def test_the_serial_back_end_turns_the_floor_by_ants(rig, host):
     """The host's real back-end (floor_serial) on the emulated Pico: home, turn, turn back."""
     from controller.devices.floor_serial import SerialForestFloor
+    from controller.devices.pico_link import LinkTimings
 
     host.close()                              # one host at a time on the port
     rig.rotor(steps_per_rev=REV, position=200, mark=0, width=MARK_WIDTH)
-    floor = SerialForestFloor({"ants_around": ANTS, "steps_per_ant": STEPS_PER_ANT,
-                               "top_speed": TOP_SPEED, "acceleration": ACCELERATION,
-                               "home_speed": HOME_SPEED, "serial_port": rig.port,
-                               "home_on_connect": False, "link": SLOW_LINK})
+    floor = SerialForestFloor(ants_around=ANTS, steps_per_ant=STEPS_PER_ANT,
+                              top_speed=TOP_SPEED, acceleration=ACCELERATION,
+                              homing_speed=HOME_SPEED, invert_direction=False,
+                              serial_port=rig.port, home_on_connect=False,
+                              timings=LinkTimings.from_dict(SLOW_LINK))
     try:
         deadline = time.monotonic() + BOOT_TIMEOUT
         while floor.link.state != CONNECTED and time.monotonic() < deadline:

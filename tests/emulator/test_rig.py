@@ -13,6 +13,8 @@ from .rig import PicoRig, node_missing_reason
 
 pytestmark = [
     pytest.mark.slow,
+    # one worker boots the emulated chips one after another: each boot wants a whole core
+    pytest.mark.xdist_group("emulator"),
     pytest.mark.skipif(node_missing_reason() is not None, reason=str(node_missing_reason())),
     pytest.mark.timeout(120),
 ]

@@ -206,7 +206,7 @@ def test_the_winning_move_can_be_undone_when_it_was_mistyped():
     GAME.advance(s)
     before = s
     s = play(GAME, s, {"type": "move", "to": "exit", "spend": [], "double_speed": False})
-    assert GAME.outcome(s) is not None and GAME.legal_actions(s) == []
+    assert GAME.outcome(s) is not None and GAME.legal_actions(s) == [{"type": "undo"}]
     assert GAME.view(s)["can_undo"] is True and GAME.undo_label(s) == "move"
     back, _ = GAME.apply(s, {"type": "undo"})
     assert GAME.outcome(back) is None and back["apprentices"] == before["apprentices"]

@@ -359,7 +359,7 @@ def test_the_first_apprentice_out_of_the_cave_wins_at_once_even_when_not_active(
     v = game.view(s)
     assert v["phase"] == "finished" and v["prompt"] == "P1 has left the cave and wins!"
     assert v["movement"] is None and s["apprentices"][2] == "13"  # P2 never moved
-    assert game.legal_actions(s) == []
+    assert game.legal_actions(s) == [{"type": "undo"}], "only the winning move may be taken back"
     refused(game, s, go("12"), "the game is over")
 
 

@@ -574,8 +574,8 @@ class MirakelMix(MovementRules, Game):
         cannot be becoming a warning. The manual drop buttons of ``fill_bowls`` and
         ``dispense`` are listed: one ``drop`` per colour the cauldron still holds."""
         s = state
-        if s["stage"] == "over":
-            return []
+        if s["stage"] == "over":   # only the action that ended it may be taken back
+            return [{"type": "undo"}] if s["undo"] else []
         out: list[Action] = []
         phase = s["phase"]
         if phase in ("fill_bowls", "dispense"):

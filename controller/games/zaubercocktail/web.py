@@ -24,6 +24,7 @@ import segno
 from flask import Blueprint, Response, current_app, jsonify, render_template, url_for
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from controller.contracts import Session
 from controller.games.base import Refusal
 from controller.table import NoGame, VersionConflict
 from web_ui import auth, ctx
@@ -61,14 +62,14 @@ def make_token(game: int, seat: int) -> str:
 class Holder:
     """Who a valid token belongs to: the running game and a seat in it."""
 
-    def __init__(self, session: dict[str, Any], seat: int):
+    def __init__(self, session: Session, seat: int):
         self.session = session
         self.seat = seat
         self.name = session["players"][seat]
 
 
-def _running_zaubercocktail() -> dict[str, Any]:
-    session: dict[str, Any] | None = ctx().table.session()
+def _running_zaubercocktail() -> Session:
+    session = ctx().table.session()
     if session is None or session["game"] != GAME:
         raise ApiError(404, "no Zaubercocktail game is running at this table")
     return session
@@ -184,9 +185,17 @@ def send_lay_down() -> Response:
         raise ApiError(404, "no Zaubercocktail game is running at this table") from None
     except Refusal as exc:                  # malformed counts 400, the rules 422
         raise ApiError(exc.status, str(exc)) from None
-    mine = ctx().table.session(holder.seat)["state"]["you"]
+    mine = _seat_session(holder.seat)["state"]["you"]
     # Only this seat's own entry comes back: the phone confirms what it sent.
     return jsonify({"seat": holder.seat, "name": holder.name, "entry": mine["entry"]})
+
+
+def _seat_session(seat: int) -> Session:
+    """The running game as ``seat`` sees it (404 if the game went away meanwhile)."""
+    session = ctx().table.session(seat)
+    if session is None:
+        raise ApiError(404, "no Zaubercocktail game is running at this table")
+    return session
 
 
 @bp.post(f"{API}/me")
@@ -194,7 +203,7 @@ def my_status() -> Response:
     """What the holder's phone may know: may they enter now, and have they entered."""
     data = json_object()
     holder = check_token(data.get("token"))
-    view = ctx().table.session(holder.seat)["state"]
+    view = _seat_session(holder.seat)["state"]
     return jsonify({"seat": holder.seat, "name": holder.name, "phase": view["phase"],
                     "may_enter": view["you"]["may_enter"],
                     "entered": view["players"][holder.seat]["entered"],
