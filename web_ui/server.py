@@ -48,9 +48,9 @@ class Server:
             # Keep reading while a request runs, so a tablet that closed its stream is
             # seen at once (waitress.client_disconnected) instead of holding its thread.
             channel_request_lookahead=1,
-            # The event loop's select() wakes at least this often; shorter than the 1 s
-            # default so close() returns promptly (idle cost: 4 wake-ups a second).
-            asyncore_loop_timeout=0.25,
+            # The event loop's select() timeout in whole seconds: waitress casts it to
+            # int, so anything below 1 becomes 0, a busy loop that never sleeps.
+            asyncore_loop_timeout=1,
             # Clients on the table's Wi-Fi talk to us directly, never through a proxy.
             trusted_proxy=None,
             clear_untrusted_proxy_headers=True,

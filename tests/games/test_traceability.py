@@ -44,6 +44,84 @@ class Row:
         return f"{self.doc}:{self.line}"
 
 
+# --- quoting the rulebooks (shared by each game's coverage test) ----------------------
+DEFAULTS_PREFIX = "DEFAULTS.md:"
+
+
+def find_rules(rulebook: str) -> Path | None:
+    """``shared/rules/`` beside the checkout (the rulebooks are not in the repository)."""
+    for folder in (ROOT, *ROOT.parents):
+        candidate = folder / "shared" / "rules"
+        if (candidate / rulebook).is_file():
+            return candidate
+    return None
+
+
+# a sentence ends at . ! ? (a closing quote or bracket may follow) before the next one starts
+BOUNDARY = re.compile(r'(?<=[.!?])["”)]?\s+(?=["(A-Z])')
+
+
+def rulebook_sentences(text: str) -> list[str]:
+    """Every sentence and list item of a rulebook text, headings left out."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("- "):
+            line = line[2:].strip()
+        elif not re.search(r'[.!?:)"]$', line):
+            continue                                  # a heading, or an empty line
+        start = 0
+        for match in BOUNDARY.finditer(line):
+            if line[:match.start()].count('"') % 2:  # inside a quotation: "… anything. What …?"
+                continue
+            out.append(line[start:match.end()].strip())
+            start = match.end()
+        out.append(line[start:].strip())
+    return [s for s in out if s]
+
+
+def defaults_rulings(text: str, game: str) -> list[str]:
+    """The bullets of DEFAULTS.md's section for ``game``, each joined into one line."""
+    section = re.search(rf"^## {re.escape(game)}\b.*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert section is not None, f"DEFAULTS.md has no section for {game}"
+    rulings: list[str] = []
+    for line in section.group(1).splitlines():
+        if line.startswith("- "):
+            rulings.append(line[2:])
+        elif line.startswith("  ") and rulings:
+            rulings[-1] += " " + line.strip()
+    return [normal(r) for r in rulings]
+
+
+def normal(text: str) -> str:
+    return " ".join(text.replace("`", "").split())
+
+
+def quote_of(row: Row) -> str:
+    text = row.sentence.strip()
+    if text.startswith(DEFAULTS_PREFIX):
+        text = text[len(DEFAULTS_PREFIX):].strip()
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        text = text[1:-1]
+    return normal(text)
+
+
+def quotes(quote: str, sentence: str) -> bool:
+    """True if ``quote`` is ``sentence``, or the sentence shortened with "…"."""
+    pieces = [p.strip() for p in quote.split("…")]
+    if len(pieces) == 1:
+        return quote == sentence
+    if not (sentence.startswith(pieces[0]) and sentence.endswith(pieces[-1])):
+        return False
+    at = len(pieces[0])
+    for piece in pieces[1:-1]:
+        found = sentence.find(piece, at)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return at <= len(sentence) - len(pieces[-1])
+
+
 def split_cells(line: str) -> list[str]:
     """The cells of one Markdown table row (``\\|`` is a pipe inside a cell)."""
     body = line.strip()
