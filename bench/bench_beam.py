@@ -5,12 +5,17 @@ Measures, with the real clock:
   (on a Pi this is time the lgpio callback thread cannot spend on the next edge);
 - delivery: from the edge that ends a 3 ms pulse until the sink holds the drop
   (through the cauldron's delivery thread), without and with the simulated colour sensor;
-- encoder: detents per second the encoder path can take.
+- encoder: detents per second the encoder path can take;
+- drops lost vs callback delay: the callback thread is held up for D ms out of every
+  20 ms (as lgpio's single thread on a busy Pi), 3 ms balls, counted by the cauldron
+  (edge timestamps) next to what a clock read in the callback would have measured.
 
 Run: .venv/bin/python bench/bench_beam.py  (make bench runs every bench/bench_*.py)
 """
 from __future__ import annotations
 
+import queue
+import random
 import statistics
 import sys
 import threading
@@ -88,6 +93,62 @@ def encoder_run(detents=5000):
     return detents / elapsed
 
 
+def held_up_run(hold_ms, pulses=150):
+    """(drops the cauldron counted, drops a callback-time clock would have counted)."""
+    factory = MockFactory()
+    drops = []
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory, sink=drops.append,
+                                    colour_sensor=None)
+    beam = factory.pin(22)
+    deliver = beam.when_changed
+    backlog: queue.Queue = queue.Queue()
+    thread_lock = threading.Lock()        # the callback thread; the hog keeps it busy
+    done = threading.Event()
+
+    def relay(ticks, state):
+        backlog.put((ticks, state))
+    beam.when_changed = relay
+
+    def hog():
+        while not done.is_set():
+            with thread_lock:
+                time.sleep(hold_ms / 1000)
+            time.sleep((20 - hold_ms) / 1000)
+
+    late_widths, dark_at = [], [None]
+
+    def callback_thread():
+        while (item := backlog.get()) is not None:
+            with thread_lock:
+                now = time.perf_counter()
+                if not item[1]:
+                    dark_at[0] = now
+                elif dark_at[0] is not None:
+                    late_widths.append(now - dark_at[0])
+                deliver(*item)
+
+    threads = [threading.Thread(target=hog, daemon=True),
+               threading.Thread(target=callback_thread, daemon=True)]
+    for t in threads:
+        t.start()
+    rng = random.Random(hold_ms)
+    try:
+        for _ in range(pulses):
+            beam.drive_low()
+            time.sleep(0.003)
+            beam.drive_high()
+            time.sleep(rng.uniform(0.005, 0.015))
+        backlog.put(None)
+        threads[1].join()
+        done.set()
+        cauldron.flush()
+        glitch_s = cauldron.glitch_s
+        return len(drops), sum(w >= glitch_s for w in late_widths)
+    finally:
+        done.set()
+        cauldron.close()
+
+
 def main():
     print(f"bench_beam: {PULSES} beam pulses of 3 ms on MockFactory, Python {sys.version.split()[0]}")
     edge, plain = beam_run(None)
@@ -96,6 +157,11 @@ def main():
     _, coloured = beam_run(SimulatedColourSensor(seed=1))
     show("edge → drop in sink (simulated colour sensor)", coloured)
     print(f"{'encoder throughput':<46} {encoder_run():,.0f} detents/s")
+    print("drops lost vs callback delay (150 balls of 3 ms; thread held D ms of every 20 ms):")
+    print(f"  {'held D':>8}  {'lost, edge timestamps':>22}  {'lost, clock in callback':>24}")
+    for hold_ms in (0, 1, 2, 5, 10, 15):
+        counted, by_callback_clock = held_up_run(hold_ms)
+        print(f"  {hold_ms:>6} ms  {150 - counted:>22}  {150 - by_callback_clock:>24}")
 
 
 if __name__ == "__main__":

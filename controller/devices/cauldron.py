@@ -6,9 +6,13 @@
   than ``max_rev_per_s`` gives "turn gently".
 - The drop beam is a ``gpiozero.DigitalInputDevice`` watched on both edges (not
   ``LineSensor``, which polls too slowly for a ball that blocks the beam for
-  3-15 ms). Pulse lengths are measured with the clock in the edge callbacks:
-  shorter than ``glitch_s`` is noise, longer than ``stuck_s`` is a sensor fault
-  (reported once, never a drop), anything between is exactly one drop.
+  3-15 ms). Pulse lengths come from the edges' own timestamps (the ``ticks`` the
+  pin factory hands to the pin's ``when_changed``: lgpio's kernel timestamp), never
+  from the clock when the callback runs: lgpio delivers callbacks from one thread,
+  and when that thread is held up both edges of a ball arrive back to back.
+  Shorter than ``glitch_s`` is noise, longer than ``stuck_s`` is a sensor fault
+  (reported once, never a drop), anything between is exactly one drop. RPi.GPIO
+  hands over no edge time, so the beam refuses it (``pins.require_edge_times``).
 - An optional colour sensor names the drop's colour when it lands.
 
 Game actions go to ``sink`` ({"type": "drop", "colour": ...} or
@@ -29,11 +33,12 @@ import time
 from types import EllipsisType
 from typing import Any, Callable
 
-from gpiozero import DigitalInputDevice, RotaryEncoder
+from gpiozero import Device as GpioDevice, DigitalInputDevice, RotaryEncoder
 
 from ..contracts import Action, NoticeSink, Sink
 from .base import Device, Section
 from .colour_sensor import ColourSensor
+from .pins import require_edge_times
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +64,10 @@ class Cauldron(Device):
                  sink: Sink | None = None, on_notice: NoticeSink | None = None,
                  clock: Clock = time.monotonic, wall: Clock = time.time):
         """Pins are BCM numbers (or gpiozero pin names). ``beam_pull_up`` None: the beam
-        output drives both levels itself, and ``beam_dark`` says which one is "dark"."""
+        output drives both levels itself, and ``beam_dark`` says which one is "dark".
+
+        ``clock`` times the grip and the stuck-beam watchdog; pulse widths come from the
+        pin factory's edge ticks (``pin_factory.ticks_diff``)."""
         if detents_per_rev < 1:
             raise ValueError(f"detents per revolution must be at least 1, got {detents_per_rev}")
         if beam_dark not in ("low", "high"):
@@ -82,7 +90,8 @@ class Cauldron(Device):
         self._drop_seen = threading.Condition(self._lock)
         self._closed = False
         # beam
-        self._dark_since: float | None = None
+        self._dark_since: float | None = None     # clock() when the dark edge was seen
+        self._dark_tick: Any = None                # the dark edge's own timestamp
         self._episode = 0
         self._episode_faulted = False
         self._beam_changed = threading.Condition(self._lock)
@@ -115,6 +124,8 @@ class Cauldron(Device):
         self._encoder: RotaryEncoder | None = None
         self._beam: DigitalInputDevice | None = None
         try:
+            require_edge_times(pin_factory if pin_factory is not None
+                               else GpioDevice.ensure_pin_factory(), "the drop beam")
             # max_steps=0: count without limit; we keep our own position anyway.
             self._encoder = RotaryEncoder(encoder_a, encoder_b, max_steps=0,
                                           pin_factory=pin_factory)
@@ -130,13 +141,13 @@ class Cauldron(Device):
             active_level = ("low" if beam_pull_up else "high") if beam_pull_up is not None \
                 else beam_dark
             self._dark_is_active = active_level == beam_dark
-            on_dark, on_light = self._on_dark, self._on_light
-            if not self._dark_is_active:
-                on_dark, on_light = on_light, on_dark
-            self._beam.when_activated = on_dark
-            self._beam.when_deactivated = on_light
+            self._dark_level = beam_dark == "high"
+            self._factory = self._beam.pin_factory
+            # The pin-level callback, not when_activated: only it carries the edge's
+            # timestamp and the level the edge went to.
+            self._beam.pin.when_changed = self._on_beam_edge
             if self.beam_dark:
-                self._on_dark()  # a ball already blocks the beam at start-up
+                self._on_dark(self._factory.ticks())  # a ball already blocks the beam at start-up
         except Exception:
             self.close()
             raise
@@ -226,22 +237,31 @@ class Cauldron(Device):
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
 
     # --- the beam -------------------------------------------------------------
-    def _on_dark(self) -> None:
+    def _on_beam_edge(self, ticks: Any, state: Any) -> None:
+        """The pin's callback: ``ticks`` is when the edge happened, ``state`` the level it
+        went to (both from the pin factory, however late this call comes)."""
+        if bool(state) == self._dark_level:
+            self._on_dark(ticks)
+        else:
+            self._on_light(ticks)
+
+    def _on_dark(self, ticks: Any) -> None:
         with self._lock:
             if self._dark_since is not None:
                 return
             self._dark_since = self._clock()
+            self._dark_tick = ticks
             self._episode += 1
             self._episode_faulted = False
             self._beam_changed.notify_all()
 
-    def _on_light(self) -> None:
+    def _on_light(self, ticks: Any) -> None:
         with self._lock:
             since, self._dark_since = self._dark_since, None
             if since is None:
                 return
             self._beam_changed.notify_all()
-            length = self._clock() - since
+            length = self._factory.ticks_diff(ticks, self._dark_tick)
             if self._episode_faulted:
                 self.fault = None
                 self._post("notice", {"kind": "beam_ok",

@@ -6,12 +6,22 @@ only when chosen, so the daemon, the simulator and CI run on any machine.
 
 ``gpio_available()`` answers "is there real GPIO here?" without importing those
 libraries, so the daemon can say why it falls back to simulated devices.
+
+The drop beam needs each edge's own timestamp (``require_edge_times``): lgpio and
+the mock pins hand it over, RPi.GPIO does not. ``ClockedMockFactory`` is gpiozero's
+MockFactory with its edge ticks read from a given clock, so a simulation (or a
+test) can let simulated milliseconds pass without sleeping through them.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import tempfile
 from pathlib import Path
+from typing import Any, Callable
+
+from gpiozero.pins.mock import MockFactory, MockPin
 
 FACTORY_NAMES = ("auto", "lgpio", "rpigpio", "mock")
 
@@ -22,8 +32,17 @@ MODEL_PATHS = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/b
 OS_RELEASE = Path("/etc/os-release")
 GPIOCHIP = Path("/dev/gpiochip0")
 
-# Debian releases from Bookworm on drop the old sysfs GPIO that RPi.GPIO needs.
-_LGPIO_RELEASES = {"bookworm", "trixie", "forky"}
+# Releases whose kernels (before 5.10) lack the GPIO character-device v2 interface lgpio
+# needs; everywhere else lgpio comes first, since only it times the drop beam's edges.
+_OLD_RELEASES = {"jessie", "stretch", "buster"}
+
+# Pin factories whose when_changed ticks are the time of the edge itself (lgpio: the
+# kernel's timestamp; pigpio: the daemon's; mock pins: the moment the test drove it).
+# RPi.GPIO (and gpiozero's native factory) pass the time the callback ran instead.
+EDGE_TIMED_FACTORIES = ("LGPIOFactory", "PiGPIOFactory", "MockFactory")
+
+# lgpio's notification pipe goes into LG_WD, else the current directory (gpiozero #1106).
+LGPIO_WORKDIR = "LG_WD"
 
 _BACKENDS = {
     # name: (python module of the library, gpiozero module, factory class)
@@ -63,9 +82,9 @@ def choose_backends(model: str | None, codename: str | None) -> list[str]:
         return []
     if "raspberry pi 5" in model.lower():
         return ["lgpio"]  # RPi.GPIO cannot drive the Pi 5's RP1 chip
-    if (codename or "").lower() in _LGPIO_RELEASES:
-        return ["lgpio", "rpigpio"]
-    return ["rpigpio", "lgpio"]
+    if (codename or "").lower() in _OLD_RELEASES:
+        return ["rpigpio", "lgpio"]
+    return ["lgpio", "rpigpio"]
 
 
 def _library_installed(backend: str) -> bool:
@@ -129,10 +148,29 @@ def make_pin_factory(name: str):
     raise PinFactoryError("; ".join(errors))
 
 
+def lgpio_workdir() -> str:
+    """Where lgpio may create its notification pipe: LG_WD if set, the current directory
+    if writable, else the user's runtime directory or the temporary directory."""
+    if os.environ.get(LGPIO_WORKDIR):
+        return os.environ[LGPIO_WORKDIR]
+    if os.access(os.getcwd(), os.W_OK):
+        return os.getcwd()
+    for candidate in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir()):
+        if candidate and os.access(candidate, os.W_OK):
+            return candidate
+    return os.getcwd()
+
+
 def _load_backend(backend: str):
     library, module_name, class_name = _BACKENDS[backend]
+    if backend == "lgpio":
+        # lgpio makes a named pipe in its working directory when it loads: a service
+        # started in / (read-only for its user) would fail there (gpiozero #1106).
+        os.environ[LGPIO_WORKDIR] = lgpio_workdir()
     try:
         module = importlib.import_module(module_name)  # imports the library itself
+    except OSError as exc:
+        raise PinFactoryError(_pipe_message(backend, exc)) from exc
     except ImportError as exc:
         raise PinFactoryError(
             f"pin factory \"{backend}\" needs the {library} library, which is not "
@@ -141,6 +179,12 @@ def _load_backend(backend: str):
         raise PinFactoryError(f"pin factory \"{backend}\" cannot start here: {exc}") from exc
     try:
         return getattr(module, class_name)()
+    except OSError as exc:
+        if ".lgd-nfy" in str(exc) or "pipe" in str(exc).lower():
+            raise PinFactoryError(_pipe_message(backend, exc)) from exc
+        raise PinFactoryError(
+            f"pin factory \"{backend}\" could not open the GPIO chip: {exc} "
+            "(is this a Raspberry Pi, and is the user in the 'gpio' group?)") from exc
     except Exception as exc:  # no /dev/gpiochip, no permission, wrong board
         raise PinFactoryError(
             f"pin factory \"{backend}\" could not open the GPIO chip: {exc} "
@@ -150,3 +194,45 @@ def _load_backend(backend: str):
 def _unknown_name(name: str) -> str:
     return (f"unknown pin factory {name!r}: choose one of "
             + ", ".join(f'"{n}"' for n in FACTORY_NAMES))
+
+
+def _pipe_message(backend: str, exc: OSError) -> str:
+    where = os.environ.get(LGPIO_WORKDIR) or os.getcwd()
+    return (f"pin factory \"{backend}\" could not create its notification pipe in {where} "
+            f"({exc}): start potionpi from a directory its user may write to (the service's "
+            "WorkingDirectory, e.g. the data dir), or set LG_WD to one (LG_WD=/tmp)")
+
+
+def require_edge_times(factory: Any, what: str) -> None:
+    """Refuse a pin factory that cannot say when an edge happened, for ``what`` needs it."""
+    names = {cls.__name__ for cls in type(factory).__mro__}
+    if names.isdisjoint(EDGE_TIMED_FACTORIES):
+        raise PinFactoryError(
+            f"{what} needs the time of each edge, and the {type(factory).__name__} pin factory "
+            "only says when its callback ran (RPi.GPIO reads the level late, so a 3 ms ball "
+            "can vanish): set pin_factory = \"lgpio\" in [gpio] (pip install lgpio)")
+
+
+class ClockedMockPin(MockPin):
+    """A MockPin whose edges are stamped by its factory's clock."""
+
+    def _change_state(self, value: bool) -> bool:
+        changed = bool(super()._change_state(value))
+        if changed:
+            self._last_change = self.factory.ticks()   # the tick when_changed hands over
+        return changed
+
+
+class ClockedMockFactory(MockFactory):
+    """gpiozero's MockFactory whose ticks come from ``clock`` (seconds), e.g. a SimClock."""
+
+    def __init__(self, clock: Callable[[], float], **kwargs: Any):
+        self._clock = clock
+        kwargs.setdefault("pin_class", ClockedMockPin)
+        super().__init__(**kwargs)
+
+    def ticks(self) -> float:          # type: ignore[override]
+        return self._clock()
+
+    def ticks_diff(self, later: float, earlier: float) -> float:  # type: ignore[override]
+        return later - earlier

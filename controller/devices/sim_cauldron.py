@@ -21,12 +21,12 @@ import threading
 import time
 from typing import Any
 
-from gpiozero.pins.mock import MockFactory
 
 from ..contracts import Effect, NoticeSink, Sink
 from .base import Device, Section
 from .cauldron import Cauldron
 from .colour_sensor import SimulatedColourSensor
+from .pins import ClockedMockFactory
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,8 @@ class SimulatedCauldron(Device):
         self._countdown = self._next_countdown()
         self._drive = threading.RLock()    # one hand on the grip at a time
         self._stock = threading.Lock()     # the balls; never held while pins move
-        self.pin_factory = MockFactory()
+        # the beam's edges are stamped by the simulated clock, as lgpio stamps real ones
+        self.pin_factory = ClockedMockFactory(self.clock)
         self.colour_sensor = SimulatedColourSensor(seed) if colour_sensor else None
         self.cauldron = Cauldron(*MOCK_PINS, pin_factory=self.pin_factory,
                                  detents_per_rev=detents_per_rev, reverse=False,

@@ -5,12 +5,12 @@ import threading
 import time
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from controller.config import section
 from controller.devices.cauldron import DISPENSING, MIXING, Cauldron
 from controller.devices.colour_sensor import ColourClassifier, SimulatedColourSensor
+from controller.devices.pins import ClockedMockFactory
 from controller.devices.sim_cauldron import SimClock
 
 A, B, BEAM = 17, 27, 22
@@ -46,8 +46,8 @@ class Table:
 @pytest.fixture
 def rig():
     """A cauldron on fresh mock pins with a hand-driven clock."""
-    factory = MockFactory()
     clock = SimClock(real=False)
+    factory = ClockedMockFactory(clock)     # edges stamped by the hand-driven clock
     table = Table()
     made = []
 
@@ -210,7 +210,7 @@ def test_stuck_beam_is_reported_while_still_dark_and_only_once(rig):
     assert cauldron.status()["fault"] is None
     assert "beam_ok" in rig.table.kinds()
     drive(rig.beam, 0)
-    clock.advance(0.004)
+    rig.clock.advance(0.004)               # the edges' clock
     drive(rig.beam, 1)
     cauldron.flush()
     assert rig.table.drops() == [{"type": "drop"}]
