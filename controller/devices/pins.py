@@ -231,8 +231,8 @@ class ClockedMockFactory(MockFactory):
         kwargs.setdefault("pin_class", ClockedMockPin)
         super().__init__(**kwargs)
 
-    def ticks(self) -> float:          # type: ignore[override]
+    def ticks(self) -> float:
         return self._clock()
 
-    def ticks_diff(self, later: float, earlier: float) -> float:  # type: ignore[override]
+    def ticks_diff(self, later: float, earlier: float) -> float:
         return later - earlier

@@ -111,3 +111,42 @@ def test_board_model_and_os_release_files(tmp_path):
     release.write_text('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_CODENAME=bookworm\n')
     assert pins.read_os_codename(release) == "bookworm"
     assert pins.read_os_codename(tmp_path / "nope") is None
+
+
+# --- lgpio's notification pipe (gpiozero #1106) ------------------------------------------
+def test_lgpio_pipe_that_cannot_be_created_names_the_fix(monkeypatch):
+    def import_module(name):
+        # what lgpio raises when it cannot make its pipe in the working directory
+        raise FileNotFoundError(2, "No such file or directory", ".lgd-nfy-3")
+    monkeypatch.setattr(pins.importlib, "import_module", import_module)
+    monkeypatch.setenv("LG_WD", "/nonexistent")
+    with pytest.raises(PinFactoryError) as err:
+        make_pin_factory("lgpio")
+    message = str(err.value)
+    assert "notification pipe in /nonexistent" in message
+    assert "directory its user may write to" in message and "LG_WD" in message
+
+
+def test_lgpio_gets_a_writable_working_directory_before_it_loads(monkeypatch, tmp_path):
+    seen = {}
+
+    def import_module(name):
+        seen["LG_WD"] = pins.os.environ.get("LG_WD")
+        raise ImportError("No module named 'lgpio'")
+    monkeypatch.setattr(pins.importlib, "import_module", import_module)
+    monkeypatch.delenv("LG_WD", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.chdir("/")
+    # the service's user may not write to / (root may: ask as that user would be answered)
+    monkeypatch.setattr(pins.os, "access", lambda path, mode: path != "/")
+    with pytest.raises(PinFactoryError, match="needs the lgpio library"):
+        make_pin_factory("lgpio")
+    assert seen["LG_WD"] == str(tmp_path)
+
+
+def test_lgpio_keeps_a_working_directory_the_maker_chose(monkeypatch, tmp_path):
+    monkeypatch.setenv("LG_WD", str(tmp_path))
+    assert pins.lgpio_workdir() == str(tmp_path)
+    monkeypatch.delenv("LG_WD")
+    monkeypatch.chdir(tmp_path)
+    assert pins.lgpio_workdir() == str(tmp_path)      # a writable cwd is fine as it is
