@@ -152,6 +152,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
                         int, low=-1, high=27),
         "stall_pin": Key(-1, "BCM pin of the driver's stall/DIAG output (TMC2209); -1: none.",
                          int, low=-1, high=27),
+        "enable_active_low": Key(True, "True when the driver's EN input switches the coils on when low "
+                                       "(A4988, DRV8825, TMC2209) (gpio backend).", bool),
+        "home_active_low": Key(True, "True when the home sensor pulls its output low at the mark (A3144 "
+                                     "hall, most slotted optical switches); the Pi's pull-up is used "
+                                     "(gpio backend).", bool),
+        "stall_active_high": Key(True, "True when the stall/DIAG output goes high on a stall (TMC2209) "
+                                       "(gpio backend).", bool),
+        "jam_tolerance_ants": Key(0.5, "How far from where it should be (in ants) the home mark may pass "
+                                       "the sensor before a move counts as a jam; the mark must be "
+                                       "narrower than this (gpio backend).", float, low=0.05, high=4),
         "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
         "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
                                    "backends).", float, low=1, high=50000),

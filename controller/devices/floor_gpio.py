@@ -10,6 +10,14 @@ floor do not topple, pulsed from a thread. ``stop()`` halts before the next
 step. Homing turns until a hall or optical sensor sees the home mark; if it
 has not seen it within 1.2 revolutions, or a driver's stall output trips, the
 floor goes to ``fault`` and the tablet tells the master to turn by hand.
+
+Jams, with any driver: once homed, the floor knows at which step the home mark
+passes the sensor (every whole revolution from home). A move that should carry
+the mark past the sensor but never sees it (the motor turned, the floor did not),
+or sees it where no mark should be (the floor slipped), ends as ``fault`` with a
+sentence starting "jam": the position is lost and the floor must be homed. A jam
+is caught by the first move whose path crosses the mark, so within one revolution
+of turning; a move that does not reach the mark cannot tell.
 """
 from __future__ import annotations
 
@@ -26,9 +34,11 @@ from .forest_floor import FloorBusy, ForestFloor, Launch
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
 STALL = "the floor is stuck (stall): turn it by hand"
+JAM = "jam"
 HOMING_REVOLUTIONS = 1.2
 
-__all__ = ["HOME_NOT_FOUND", "HOME_STUCK", "STALL", "FloorBusy", "GpioForestFloor", "ramp_delays"]
+__all__ = ["HOME_NOT_FOUND", "HOME_STUCK", "JAM", "STALL", "FloorBusy", "GpioForestFloor",
+           "MarkWatch", "ramp_delays"]
 
 Ending = tuple[str, str | None]
 """How a motion ended: ("done" | "stopped" | "fault", the fault sentence or None)."""
@@ -53,6 +63,50 @@ def ramp_delays(steps: int, start_speed: float, top_speed: float, acceleration: 
     return out
 
 
+class MarkWatch:
+    """Checks, step by step, that the home mark passes the sensor where it should.
+
+    Marks sit at every whole ``revolution`` of steps from home. A mark counts as
+    seen when the sensor turns active within ``tolerance`` steps of it; a mark whose
+    whole window lies inside the move must be seen, and an activation far from every
+    mark is a jam too. Marks whose window overlaps the start or the end of the move
+    are not required (the floor may already sit on one, or stop short of it).
+    """
+
+    def __init__(self, start: int, end: int, revolution: float, tolerance: float,
+                 active_now: bool, steps_per_ant: float):
+        self.revolution = revolution
+        self.tolerance = tolerance
+        self.steps_per_ant = steps_per_ant
+        self.sign = 1 if end >= start else -1
+        self._was_active = active_now
+        low, high = sorted((start, end))
+        first = math.ceil((low + tolerance) / revolution)
+        last = math.floor((high - tolerance) / revolution)
+        marks = [k * revolution for k in range(first, last + 1)
+                 if low < k * revolution - tolerance and k * revolution + tolerance < high]
+        self.pending = marks if self.sign > 0 else marks[::-1]   # in the order they come
+
+    def after_step(self, steps: int, active: bool) -> str | None:
+        """The floor's step count after a pulse and the sensor's level: None, or the jam."""
+        rising = active and not self._was_active
+        self._was_active = active
+        if rising:
+            nearest = round(steps / self.revolution) * self.revolution
+            off = steps - nearest
+            if abs(off) > self.tolerance:
+                return (f"{JAM}: the home mark passed {abs(off) / self.steps_per_ant:.1f} ants "
+                        f"from where it should be, so the floor slipped or was pushed")
+            if nearest in self.pending:
+                self.pending.remove(nearest)
+        if self.pending:
+            mark = self.pending[0]
+            if (steps - mark) * self.sign > self.tolerance:
+                return (f"{JAM}: the motor turned the floor past its home mark but the sensor "
+                        "never saw it, so the floor did not turn")
+        return None
+
+
 class GpioForestFloor(ForestFloor):
     simulated = False
 
@@ -62,11 +116,13 @@ class GpioForestFloor(ForestFloor):
                  acceleration: float, homing_speed: float, invert_direction: bool,
                  pin_factory: Any, enable_active_low: bool = True, home_active_low: bool = True,
                  stall_active_high: bool = True, pulse_width: float = 5e-6,
-                 notify_every: int | None = None):
+                 notify_every: int | None = None, jam_tolerance_ants: float = 0.5):
         """Speeds in steps per second, acceleration in steps per second².
 
         ``home_active_low``: most hall (A3144) and slotted optical sensors pull
         their output low at the mark, so the input uses the Pi's pull-up.
+        ``jam_tolerance_ants``: how far from where it should be the home mark may be
+        seen before the move is a jam (the mark must be narrower than this).
         """
         super().__init__(ants_around, steps_per_ant)
         self.top_speed = float(top_speed)
@@ -75,6 +131,10 @@ class GpioForestFloor(ForestFloor):
         self.homing_speed = float(homing_speed)
         self.invert_direction = bool(invert_direction)
         self.pulse_width = float(pulse_width)
+        if not 0 < jam_tolerance_ants < self.ants_around / 2:
+            raise ValueError(f"jam_tolerance_ants must be above 0 and below half the rim "
+                             f"({self.ants_around / 2:g} ants), got {jam_tolerance_ants}")
+        self.jam_tolerance = float(jam_tolerance_ants) * self.steps_per_ant
         # a status for the tablet about every quarter ant, not every step
         self.notify_every = notify_every or max(1, int(self.steps_per_ant // 4))
         self._devices: list[Any] = []
@@ -98,6 +158,7 @@ class GpioForestFloor(ForestFloor):
         self._home_seen = threading.Event()
         self._stalled = threading.Event()
         self._stop = threading.Event()
+        self._jam: str | None = None
         self._thread: threading.Thread | None = None
         # After a stop, a fault or a turn by hand the step count no longer matches
         # the floor: the tablet should home it again before trusting the position.
@@ -114,7 +175,11 @@ class GpioForestFloor(ForestFloor):
                    ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
                    top_speed=section["top_speed"], start_speed=section["start_speed"],
                    acceleration=section["acceleration"], homing_speed=section["homing_speed"],
-                   invert_direction=section["invert_direction"], pin_factory=pin_factory)
+                   invert_direction=section["invert_direction"],
+                   enable_active_low=section["enable_active_low"],
+                   home_active_low=section["home_active_low"],
+                   stall_active_high=section["stall_active_high"],
+                   jam_tolerance_ants=section["jam_tolerance_ants"], pin_factory=pin_factory)
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -222,8 +287,10 @@ class GpioForestFloor(ForestFloor):
         self.step_out.off()
         self._steps += sign
 
-    def _drive(self, steps: int, delays: list[float], until: Callable[[], bool] | None = None) -> str:
-        """Pulse ``abs(steps)`` steps with ``delays``; "done", "stopped", "stall" or "until"."""
+    def _drive(self, steps: int, delays: list[float], until: Callable[[], bool] | None = None,
+               watch: MarkWatch | None = None) -> str:
+        """Pulse ``abs(steps)`` steps with ``delays``; "done", "stopped", "stall", "until", or
+        "jam" (``watch`` found the home mark missing or misplaced: ``self._jam`` says how)."""
         if self._stop.is_set():
             return "stopped"
         sign = 1 if steps > 0 else -1
@@ -242,6 +309,11 @@ class GpioForestFloor(ForestFloor):
             if until is not None and until():
                 return "until"
             self._pulse(sign)
+            if watch is not None:
+                assert self.home_in is not None
+                self._jam = watch.after_step(self._steps, bool(self.home_in.is_active))
+                if self._jam is not None:
+                    return "jam"
             if (i + 1) % self.notify_every == 0:
                 self._notify()
             due += delay
@@ -258,10 +330,20 @@ class GpioForestFloor(ForestFloor):
         if steps == 0:
             return "done", None
         delays = ramp_delays(abs(steps), self.start_speed, speed, self.acceleration)
-        how = self._drive(steps, delays)
+        how = self._drive(steps, delays, watch=self._mark_watch(steps))
         if how == "stall":
             return "fault", STALL
+        if how == "jam":
+            return "fault", f"{self._jam}; its position is lost: home the floor before its next turn"
         return how, None
+
+    def _mark_watch(self, steps: int) -> MarkWatch | None:
+        """A watch on the home mark for a move of ``steps``, once homing made it mean something."""
+        if self.home_in is None or self.needs_home:
+            return None
+        revolution = self.steps_per_ant * self.ants_around
+        return MarkWatch(self._steps, self._steps + steps, revolution, self.jam_tolerance,
+                         bool(self.home_in.is_active), self.steps_per_ant)
 
     def _set_home_here(self) -> Ending:
         self._steps = 0

@@ -60,11 +60,16 @@ class DeviceHub:
             hub.close()
             raise
         if table is not None:
-            if hub.forest_floor is not None:
-                hub.forest_floor.on_change(FloorReporter(table))
-            table.on_effect(hub.handle_effect)
-            table.device_sync()
+            hub.wire(table)
         return hub
+
+    def wire(self, table: Table) -> "DeviceHub":
+        """Wire the devices to ``table`` both ways and put them in step with its game."""
+        if self.forest_floor is not None:
+            self.forest_floor.on_change(FloorReporter(table))
+        table.on_effect(self.handle_effect)
+        table.device_sync()
+        return self
 
     @property
     def devices(self) -> list[Device]:
@@ -129,6 +134,13 @@ class FloorReporter:
             return
         if result == "done":
             self.table.sensor({"type": "floor_turned"})
+        elif fault is not None and fault.startswith("jam"):
+            # The motor's step count says nothing about where the floor is: the game
+            # waits (no floor_turned) until the master has put it right by hand.
+            self.table.notice({"kind": "floor", "message": (
+                f"The forest floor jammed ({fault}). It did not turn as far as the motor did, "
+                "so its position is lost: free it, turn it the rest of the way by hand, then "
+                "tap done, and home the floor before its next turn.")})
         else:
             why = fault or "the stop button was pressed"
             self.table.notice({"kind": "floor", "message": f"The forest floor stopped ({why}): "

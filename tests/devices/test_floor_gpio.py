@@ -2,32 +2,16 @@
 import threading
 
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockFactory
 
 from controller.devices.floor_gpio import (HOME_NOT_FOUND, HOME_STUCK, STALL, FloorBusy, GpioForestFloor,
                                            ramp_delays)
 from controller.devices.forest_floor import FAULT, IDLE
 
+from tests.devices.floor_rotor import RecordingPin, Rotor
+
 STEP, DIR, ENABLE, HOME, STALL_PIN = 17, 27, 22, 23, 24
 SPA = 4  # steps per ant, small so the tests are quick
-
-
-class RecordingPin(MockPin):
-    """A MockPin that also writes every change into one log shared by all pins (global order),
-    and calls ``hook(pin, value)`` so a test can play the floor's sensors."""
-    log: list = []
-
-    def __init__(self, factory, info):
-        self.hook = None
-        super().__init__(factory, info)
-
-    def _change_state(self, value):
-        changed = super()._change_state(value)
-        if changed:
-            RecordingPin.log.append((self.info.name, value))
-            if self.hook is not None:
-                self.hook(self, value)
-        return changed
 
 
 @pytest.fixture
@@ -362,3 +346,92 @@ def test_from_config_reads_the_floor_section_and_minus_one_means_not_wired(facto
         assert pin(factory, DIR).state is False          # inverted: clockwise is DIR low
     finally:
         floor.close()
+
+
+# --- jams: the home mark passes where it should ---------------------------------------------
+REV = 16 * SPA
+
+
+def homed_on_rotor(factory, angle=-5, **kw):
+    """A floor with a home sensor over a modelled disc, homed (position 0 at the mark)."""
+    floor = make(factory, home_pin=HOME, **kw)
+    rotor = Rotor(factory, STEP, DIR, HOME, revolution=REV, angle=angle)
+    run(floor, floor.home)
+    assert floor.state == IDLE and floor.status()["needs_home"] is False
+    assert rotor.at_mark()
+    return floor, rotor
+
+
+def test_turns_that_pass_the_mark_where_it_should_be_are_no_jam(factory):
+    floor, rotor = homed_on_rotor(factory)
+    for ants, direction in ((5, "clockwise"), (14, "clockwise"), (7, "counter_clockwise"),
+                            (16, "counter_clockwise"), (40, "clockwise")):
+        run(floor, floor.rotate, ants, direction)
+        assert floor.state == IDLE, floor.fault
+        assert rotor.angle % REV == floor.steps % REV
+    floor.close()
+
+
+@pytest.mark.parametrize("direction", ["clockwise", "counter_clockwise"])
+def test_a_jammed_floor_that_should_pass_the_mark_is_a_jam_fault(factory, direction):
+    floor, rotor = homed_on_rotor(factory)
+    run(floor, floor.rotate, 4, direction)             # away from the mark
+    rotor.jammed = True                                # the disc stops; the pulses go on
+    step = pin(factory, STEP)
+    step.clear_states()
+    run(floor, floor.rotate, 16, direction)            # a whole turn: the mark must pass
+    assert floor.state == FAULT and floor.fault.startswith("jam")
+    assert "did not turn" in floor.fault and "home the floor" in floor.fault
+    assert floor.status()["last_move"]["result"] == "fault"
+    assert floor.status()["needs_home"] is True
+    # caught within the tolerance after the mark's step, not at the end of the move
+    assert rising_edges(step) <= 12 * SPA + 0.5 * SPA + 1
+    assert pin(factory, ENABLE).state is True          # coils released
+    floor.close()
+
+
+def test_a_floor_that_slipped_sees_the_mark_where_none_should_be(factory):
+    floor, rotor = homed_on_rotor(factory)
+    rotor.slip_at, rotor.slip_by = 3, 3 * SPA         # a bump turns it 3 ants further
+    run(floor, floor.rotate, 15, "clockwise")
+    assert floor.state == FAULT and floor.fault.startswith("jam")
+    assert "3.0 ants from where it should be" in floor.fault
+    floor.close()
+
+
+def test_a_jam_in_a_move_that_never_reaches_the_mark_cannot_be_seen(factory):
+    # the limit, as documented: only a move across the mark can tell
+    floor, rotor = homed_on_rotor(factory)
+    rotor.jammed = True
+    run(floor, floor.rotate, 3, "clockwise")
+    assert floor.state == IDLE
+    floor.close()
+
+
+def test_after_a_jam_homing_finds_the_mark_and_the_watch_is_back(factory):
+    floor, rotor = homed_on_rotor(factory)
+    run(floor, floor.rotate, 4, "clockwise")
+    rotor.jammed = True
+    run(floor, floor.rotate, 16, "clockwise")
+    assert floor.state == FAULT
+    rotor.jammed = False                               # the master freed it
+    run(floor, floor.home)
+    assert floor.state == IDLE and rotor.at_mark() and floor.status()["needs_home"] is False
+    rotor.jammed = True
+    run(floor, floor.rotate, 17, "counter_clockwise")
+    assert floor.state == FAULT and floor.fault.startswith("jam")
+    floor.close()
+
+
+def test_no_watch_before_the_first_homing(factory):
+    floor = make(factory, home_pin=HOME)
+    rotor = Rotor(factory, STEP, DIR, HOME, revolution=REV, angle=-5)
+    rotor.jammed = True
+    run(floor, floor.rotate, 20, "clockwise")          # the position means nothing yet
+    assert floor.state == IDLE
+    floor.close()
+
+
+def test_a_tolerance_of_half_the_rim_or_more_is_refused(factory):
+    with pytest.raises(ValueError, match="jam_tolerance_ants must be above 0 and below half"):
+        make(factory, home_pin=HOME, jam_tolerance_ants=8)
