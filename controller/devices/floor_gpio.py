@@ -36,6 +36,8 @@ HOME_STUCK = "the home sensor never switches off: check its wiring, then turn th
 STALL = "the floor is stuck (stall): turn it by hand"
 JAM = "jam"
 HOMING_REVOLUTIONS = 1.2
+MIN_INTERVAL = 0.9
+"""No step interval is shorter than this share of the planned one (catching up included)."""
 
 __all__ = ["HOME_NOT_FOUND", "HOME_STUCK", "JAM", "STALL", "FloorBusy", "GpioForestFloor",
            "MarkWatch", "ramp_delays"]
@@ -278,14 +280,17 @@ class GpioForestFloor(ForestFloor):
         clockwise = sign > 0
         self.dir_out.value = clockwise != self.invert_direction
 
-    def _pulse(self, sign: int) -> None:
+    def _pulse(self, sign: int) -> float:
+        """One step; returns a time just after STEP rose (never before it)."""
         self.step_out.on()
+        rose = time.perf_counter()
         # The drivers want a minimum high time (≈1–2 µs): far too short to sleep for.
-        until = time.perf_counter() + self.pulse_width
+        until = rose + self.pulse_width
         while time.perf_counter() < until:
             pass
         self.step_out.off()
         self._steps += sign
+        return rose
 
     def _drive(self, steps: int, delays: list[float], until: Callable[[], bool] | None = None,
                watch: MarkWatch | None = None) -> str:
@@ -298,9 +303,12 @@ class GpioForestFloor(ForestFloor):
         if self.enable_out is not None:
             self.enable_out.on()
             self._stop.wait(0.001)   # drivers need ~1 ms after enable before the first step
-        # Steps are timed against a running deadline, so the loop's own overhead
-        # does not slow the floor below the planned ramp.
+        # Steps are timed against a running deadline, so the loop's own overhead does not
+        # slow the floor below the planned ramp; but no interval is ever shorter than
+        # MIN_INTERVAL of the planned one: a step that came late is made up for a little
+        # at a time, never by two pulses back to back (which a loaded motor would miss).
         due = time.perf_counter()
+        last_rise: float | None = None
         for i, delay in enumerate(delays):
             if self._stop.is_set():
                 return "stopped"
@@ -308,7 +316,11 @@ class GpioForestFloor(ForestFloor):
                 return "stall"
             if until is not None and until():
                 return "until"
-            self._pulse(sign)
+            if last_rise is not None:
+                earliest = last_rise + MIN_INTERVAL * delays[i - 1]
+                while time.perf_counter() < earliest:   # the sleep ended a hair early
+                    pass
+            last_rise = self._pulse(sign)
             if watch is not None:
                 assert self.home_in is not None
                 self._jam = watch.after_step(self._steps, bool(self.home_in.is_active))
@@ -316,7 +328,7 @@ class GpioForestFloor(ForestFloor):
                     return "jam"
             if (i + 1) % self.notify_every == 0:
                 self._notify()
-            due += delay
+            due = max(due + delay, last_rise + MIN_INTERVAL * delay)
             now = time.perf_counter()
             if due < now - delay:
                 due = now          # fell a whole step behind (a busy Pi): never sprint to catch up
