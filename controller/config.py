@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .devices.colour_sensor import COLOURS
+from .devices.colour_sensor import COLOURS, GAINS
 
 
 class ConfigError(Exception):
@@ -120,6 +120,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     float, low=0.2, high=20),
         "colour_sensor": Key("none", "Colour sensor under the drop chute.", choices=("none", "tcs34725")),
         "i2c_bus": Key(1, "I2C bus of the colour sensor.", int, low=0, high=10),
+        "colour_gain": Key(4, "TCS34725 analogue gain: more for a dim bowl, less if readings saturate.",
+                           int, choices=GAINS),
+        "colour_integration_ms": Key(24.0, "TCS34725 integration time per reading, in ms (rounded to "
+                                           "whole 2.4 ms cycles); longer is less noisy but slower.",
+                                     float, low=2.4, high=614.4),
+        "colour_settle_ms": Key(30.0, "Wait this long after the beam sees a drop before reading its "
+                                      "colour (the ball rolls from the beam into the bowl).",
+                                float, low=0, high=1000),
     },
     "simulation": {
         "seed": Key(1, "Seed of the simulated cauldron's shuffling (same seed, same drops).", int, low=0),

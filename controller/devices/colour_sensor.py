@@ -91,6 +91,9 @@ _ENABLE, _ATIME, _CONTROL, _ID, _STATUS, _CDATAL = 0x00, 0x01, 0x0F, 0x12, 0x13,
 _PON, _AEN = 0x01, 0x02
 _AVALID = 0x01
 _GAINS = {1: 0x00, 4: 0x01, 16: 0x02, 60: 0x03}
+GAINS = tuple(_GAINS)
+CYCLE_MS = 2.4                  # one ADC cycle: integration time = 2.4 ms x (256 - ATIME)
+INIT_S = 0.0024                 # the RGBC init state after AEN, before integrating
 _KNOWN_IDS = {0x44: "TCS34725", 0x4D: "TCS34727"}
 
 
@@ -122,7 +125,8 @@ class TCS34725(ColourSensor):
             raise ValueError("colour sensor integration_ms must be between 2.4 and 614.4, "
                              f"got {integration_ms}")
         self.address = address
-        self.integration_s = integration_ms / 1000.0
+        cycles = max(1, min(256, round(integration_ms / CYCLE_MS)))
+        self.integration_s = cycles * CYCLE_MS / 1000.0
         self._own_bus = bus is None
         self.bus = _open_smbus(bus_number) if bus is None else bus
         try:
@@ -138,7 +142,6 @@ class TCS34725(ColourSensor):
                 f"the chip at I2C address 0x{address:02x} says it is 0x{chip:02x}, "
                 "not a TCS34725 (0x44) or TCS34727 (0x4d)")
         self.chip = _KNOWN_IDS[chip]
-        cycles = max(1, min(256, round(integration_ms / 2.4)))
         self._write(_ATIME, 256 - cycles)
         self._write(_CONTROL, _GAINS[gain])
         self._write(_ENABLE, _PON)
@@ -152,13 +155,22 @@ class TCS34725(ColourSensor):
         self.bus.write_byte_data(self.address, _COMMAND | register, value)
 
     def read_rgbc(self) -> RGBC:
-        # A fresh integration must finish before the values describe the new ball.
-        deadline = time.monotonic() + 2 * self.integration_s + 0.05
+        """One fresh reading. With AEN left on, AVALID stays set from the last cycle, so
+        waiting for it alone would hand back light from before the ball arrived: the
+        integration is restarted (AEN off and on clears AVALID), then STATUS is polled
+        until AVALID says that new cycle finished, within a deadline."""
         try:
+            self._write(_ENABLE, _PON)
+            self._write(_ENABLE, _PON | _AEN)
+            started = time.monotonic()
+            deadline = started + 2 * (INIT_S + self.integration_s) + 0.05
+            time.sleep(INIT_S + self.integration_s)     # it cannot be ready any sooner
             while not self._read(_STATUS) & _AVALID:
                 if time.monotonic() > deadline:
-                    raise ColourSensorError("the colour sensor never finished a reading")
-                time.sleep(self.integration_s / 4)
+                    raise ColourSensorError(
+                        "the colour sensor never finished a reading (no AVALID within "
+                        f"{(deadline - started) * 1000:.0f} ms): check its power and wiring")
+                time.sleep(self.integration_s / 8)
             raw = self.bus.read_i2c_block_data(
                 self.address, _COMMAND | _AUTO_INCREMENT | _CDATAL, 8)
         except OSError as exc:
@@ -218,9 +230,10 @@ class SimulatedColourSensor(ColourSensor):
 def make_colour_sensor(section: Mapping[str, Any] | None) -> ColourSensor | None:
     """The colour sensor the ``[cauldron]`` config section asks for, or None.
 
-    Keys: ``colour_sensor`` ("none" or "tcs34725"), ``i2c_bus``, and ``colours``
-    (learned colour = [r, g, b] shares, from ``potionpi calibrate colours``). Without
-    learned colours the sensor reads but names nothing, so the tablet asks.
+    Keys: ``colour_sensor`` ("none" or "tcs34725"), ``i2c_bus``, ``colour_gain``,
+    ``colour_integration_ms``, ``colour_settle_ms`` and ``colours`` (learned colour =
+    [r, g, b] shares, from ``potionpi calibrate colours``). Without learned colours the
+    sensor reads but names nothing, so the tablet asks.
     """
     if section is None or section["colour_sensor"] == "none":
         return None
@@ -228,5 +241,7 @@ def make_colour_sensor(section: Mapping[str, Any] | None) -> ColourSensor | None
     if kind != "tcs34725":
         raise ValueError(f'unknown colour sensor {kind!r}: use "none" or "tcs34725"')
     # learned colours are in the section only once `potionpi calibrate colours` wrote them
-    return TCS34725(bus_number=section["i2c_bus"],
+    return TCS34725(bus_number=section["i2c_bus"], gain=section["colour_gain"],
+                    integration_ms=section["colour_integration_ms"],
+                    settle_s=section["colour_settle_ms"] / 1000.0,
                     classifier=ColourClassifier(section.get("colours") or {}))

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from controller.config import section
 from controller.devices.calibrate_colours import (CalibrationCancelled, learned_colours_toml,
@@ -13,19 +13,42 @@ from controller.devices.cauldron import Cauldron
 from controller.devices.colour_sensor import (COLOURS, TYPICAL_SHARES, ColourClassifier,
                                               ColourSensorError, SimulatedColourSensor, TCS34725,
                                               chromaticity, make_colour_sensor)
+from controller.devices.pins import ClockedMockFactory
 from controller.devices.sim_cauldron import SimClock
 
 import tomllib
 
 
 class FakeTCS34725Bus:
-    """An I2C bus with one TCS34725 on it, register by register as in the datasheet."""
+    """An I2C bus with one TCS34725 on it, register by register and cycle by cycle as in
+    the datasheet: setting AEN starts a 2.4 ms init, then back-to-back integrations of
+    2.4 ms x (256 - ATIME); AVALID sets when the first one ends and stays set while AEN
+    is on; the data registers hold the light seen by the last finished integration."""
 
     def __init__(self, chip_id=0x44, rgbc=(120, 60, 40, 250)):
-        self.registers = {0x12: chip_id, 0x13: 0x00}
+        self.registers = {0x12: chip_id}
         self.writes = []
-        self.rgbc = rgbc
+        self.light = [(-1e9, rgbc)]          # (since when, what lies under the sensor)
         self.unplugged = False
+        self.measuring_since: float | None = None
+
+    def show(self, rgbc):
+        """A new ball under the sensor from now on."""
+        self.light.append((time.monotonic(), rgbc))
+
+    @property
+    def rgbc(self):
+        return self.light[-1][1]
+
+    def _integration_s(self):
+        return (256 - self.registers.get(0x01, 0xFF)) * 0.0024
+
+    def _last_cycle_end(self):
+        if self.measuring_since is None:
+            return None
+        t, now = self._integration_s(), time.monotonic()
+        done = int((now - self.measuring_since - 0.0024) // t)
+        return None if done < 1 else self.measuring_since + 0.0024 + done * t
 
     def _register(self, address, command):
         if self.unplugged or address != 0x29:
@@ -35,12 +58,17 @@ class FakeTCS34725Bus:
 
     def read_byte_data(self, address, command):
         register = self._register(address, command)
-        if register == 0x13:  # status: data valid once the sensor is enabled
-            return 0x01 if self.registers.get(0x00, 0) & 0x03 == 0x03 else 0x00
+        if register == 0x13:
+            return 0x01 if self._last_cycle_end() is not None else 0x00
         return self.registers.get(register, 0)
 
     def write_byte_data(self, address, command, value):
         register = self._register(address, command)
+        if register == 0x00:
+            if value & 0x03 == 0x03 and self.measuring_since is None:
+                self.measuring_since = time.monotonic()
+            elif value & 0x03 != 0x03:
+                self.measuring_since = None  # AEN off: the state machine idles, AVALID clears
         self.registers[register] = value
         self.writes.append((register, value))
 
@@ -48,7 +76,9 @@ class FakeTCS34725Bus:
         register = self._register(address, command)
         assert command & 0x20, "reading 8 data bytes needs auto-increment"
         assert (register, length) == (0x14, 8)
-        r, g, b, c = self.rgbc
+        end = self._last_cycle_end()
+        # before any finished cycle the registers still hold zeros
+        r, g, b, c = (0, 0, 0, 0) if end is None else [x for t, x in self.light if t <= end][-1]
         out = []
         for value in (c, r, g, b):
             out += [value & 0xFF, value >> 8]
@@ -72,6 +102,47 @@ def test_a_tcs34725_reading_becomes_a_colour():
     bus = FakeTCS34725Bus(rgbc=(*red, 1100))
     sensor = TCS34725(bus, settle_s=0, classifier=ColourClassifier(TYPICAL_SHARES))
     assert sensor.colour_of_drop() == "red"
+
+
+def test_each_reading_is_a_fresh_integration_of_the_ball_that_just_landed():
+    bus = FakeTCS34725Bus(rgbc=(100, 100, 100, 330))          # the empty bowl
+    sensor = TCS34725(bus, integration_ms=48, gain=4, settle_s=0)
+    time.sleep(0.12)                                           # the sensor idles, AVALID set
+    assert sensor.read_rgbc() == (100, 100, 100, 330)
+    bus.show((600, 200, 200, 1100))                            # a red ball lands
+    assert sensor.read_rgbc() == (600, 200, 200, 1100)         # not the bowl from before
+
+
+def test_a_sensor_that_never_finishes_a_reading_gives_up_at_its_deadline(monkeypatch):
+    bus = FakeTCS34725Bus()
+    sensor = TCS34725(bus, integration_ms=24, settle_s=0)
+    monkeypatch.setattr(bus, "_last_cycle_end", lambda: None)  # AVALID never comes
+    started = time.monotonic()
+    with pytest.raises(ColourSensorError, match="never finished a reading"):
+        sensor.read_rgbc()
+    assert time.monotonic() - started < 1.0                    # the deadline, not forever
+
+
+def test_gain_integration_and_settle_come_from_the_config(monkeypatch):
+    from controller.devices import colour_sensor
+    bus = FakeTCS34725Bus()
+    monkeypatch.setattr(colour_sensor, "_open_smbus", lambda number: bus)
+    sensor = make_colour_sensor(section("cauldron", colour_sensor="tcs34725", colour_gain=60,
+                                        colour_integration_ms=101, colour_settle_ms=45))
+    assert (0x0F, 0x03) in bus.writes                  # gain 60x
+    assert (0x01, 256 - 42) in bus.writes              # 101 ms: 42 cycles of 2.4 ms
+    assert sensor.integration_s == pytest.approx(0.1008)
+    assert sensor.settle_s == pytest.approx(0.045)
+
+
+@pytest.mark.parametrize("key, value", [("colour_gain", 8), ("colour_integration_ms", 1000),
+                                        ("colour_settle_ms", -1)])
+def test_colour_sensor_settings_outside_the_datasheet_are_refused(tmp_path, key, value):
+    from controller.config import Config, ConfigError
+    path = tmp_path / "potionpi.toml"
+    path.write_text(f"[cauldron]\n{key} = {value}\n")
+    with pytest.raises(ConfigError, match=f"{path}: cauldron.{key} = {value} is not allowed; use "):
+        Config.load(path)
 
 
 def test_no_sensor_on_the_bus_says_what_to_check():
@@ -164,8 +235,8 @@ class Maker:
 
 def test_calibration_learns_each_colour_from_real_beam_drops():
     """The beam waiter is a real Cauldron on mock pins; a 'hand' drops the asked colour."""
-    factory = MockFactory()
     clock = SimClock(real=False)
+    factory = ClockedMockFactory(clock)    # the beam's edges happen on the hand-driven clock
     cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory, clock=clock)
     sensor = SimulatedColourSensor(seed=5)
     beam = factory.pin(22)

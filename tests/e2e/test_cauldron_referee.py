@@ -7,11 +7,11 @@ and a beam stuck dark must be a sensor fault — never a change to the drops.
 from __future__ import annotations
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from controller.config import section
 from controller.devices.cauldron import Cauldron
 from controller.devices.colour_sensor import SimulatedColourSensor
+from controller.devices.pins import ClockedMockFactory
 from controller.devices.sim_cauldron import SimClock
 from controller.table import Table
 
@@ -21,8 +21,8 @@ A, B, BEAM = 17, 27, 22
 class Rig:
     def __init__(self, store):
         self.table = Table(store)
-        self.factory = MockFactory()
         self.clock = SimClock(real=False)
+        self.factory = ClockedMockFactory(self.clock)   # edges stamped by the hand-driven clock
         self.sensor = SimulatedColourSensor(seed=1)
         self.cauldron = Cauldron.from_config(section("cauldron", encoder_a=A, encoder_b=B, beam=BEAM),
                                              pin_factory=self.factory, clock=self.clock,
