@@ -51,10 +51,12 @@ class Key:
         return " or ".join(names.get(k, k.__name__) for k in kinds) + self._bounds()
 
     def _bounds(self) -> str:
+        def show(v: float) -> str:
+            return str(v) if isinstance(v, int) else f"{v:g}"
         if self.low is not None and self.high is not None:
-            return f" from {self.low:g} to {self.high:g}"
+            return f" from {show(self.low)} to {show(self.high)}"
         if self.low is not None:
-            return f" of at least {self.low:g}"
+            return f" of at least {show(self.low)}"
         return ""
 
     def check(self, value: Any) -> bool:
@@ -167,6 +169,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                      "(gpio backend).", bool),
         "stall_active_high": Key(True, "True when the stall/DIAG output goes high on a stall (TMC2209) "
                                        "(gpio backend).", bool),
+        "tmc2209_uart": Key("", "Serial port wired to a TMC2209's PDN_UART (e.g. /dev/serial0): potionpi "
+                                "writes its StallGuard settings at start, so DIAG reports stalls on "
+                                "stall_pin. Empty: no UART (gpio backend)."),
+        "tmc2209_address": Key(0, "The TMC2209's UART address, set by its MS1/MS2 pins (gpio backend).",
+                               int, low=0, high=3),
+        "stall_threshold": Key(70, "TMC2209 SGTHRS: a stall is flagged when the load value falls to twice "
+                                   "this; higher is more sensitive (gpio backend, with tmc2209_uart).",
+                               int, low=0, high=255),
+        "stall_tcoolthrs": Key(0xFFFFF, "TMC2209 TCOOLTHRS: StallGuard works while the step interval "
+                                        "TSTEP (in 1/12 MHz per 1/256 microstep) is at most this; "
+                                        "1048575: at every speed (gpio backend, with tmc2209_uart).",
+                               int, low=0, high=0xFFFFF),
         "jam_tolerance_ants": Key(0.5, "How far from where it should be (in ants) the home mark may pass "
                                        "the sensor before a move counts as a jam; the mark must be "
                                        "narrower than this (gpio backend).", float, low=0.05, high=4),

@@ -170,7 +170,16 @@ class GpioForestFloor(ForestFloor):
     @classmethod
     def from_config(cls, section: Section, *, pin_factory: Any) -> "GpioForestFloor":
         """From the ``[forest_floor]`` section (docs/config.md names the keys); a pin of -1
-        means that input is not wired."""
+        means that input is not wired. With ``tmc2209_uart`` the driver's StallGuard is set
+        up first, so its DIAG (on ``stall_pin``) reports stalls."""
+        if section["tmc2209_uart"]:
+            if section["stall_pin"] < 0:
+                raise ValueError("forest_floor.tmc2209_uart is set but stall_pin is -1: wire the "
+                                 "TMC2209's DIAG to a GPIO (GPIO26) and set stall_pin = 26")
+            from .tmc2209 import set_up_stallguard
+            set_up_stallguard(section["tmc2209_uart"], address=section["tmc2209_address"],
+                              threshold=section["stall_threshold"],
+                              tcoolthrs=section["stall_tcoolthrs"])
         return cls(section["step_pin"], section["dir_pin"], enable_pin=section["enable_pin"],
                    home_pin=None if section["home_pin"] < 0 else section["home_pin"],
                    stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
