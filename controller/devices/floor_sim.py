@@ -3,7 +3,7 @@
 The tablet sees the same status stream as from a real floor (moving, a position
 creeping round, then idle), so the whole turn → search flow can be played and
 tested without hardware. ``fail_next()`` makes the next move or homing fault,
-for tests of the "turn it by hand" path.
+for tests of the "turn it by hand" path (a stall, a jam, home not found).
 """
 from __future__ import annotations
 
@@ -16,8 +16,11 @@ from .forest_floor import HOMING, FloorBusy, ForestFloor, Launch
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 STALL = "the floor is stuck (stall): turn it by hand"
+# what the GPIO floor says when the home mark does not pass where it should
+JAM = ("jam: the motor turned the floor past its home mark but the sensor never saw it, so the "
+       "floor did not turn; its position is lost: home the floor before its next turn")
 
-__all__ = ["HOME_NOT_FOUND", "STALL", "FloorBusy", "SimulatedForestFloor"]
+__all__ = ["HOME_NOT_FOUND", "JAM", "STALL", "FloorBusy", "SimulatedForestFloor"]
 
 
 class SimulatedForestFloor(ForestFloor):
@@ -59,9 +62,10 @@ class SimulatedForestFloor(ForestFloor):
 
     # --- test hook --------------------------------------------------------------
     def fail_next(self, reason: str = "stall", after_ants: float = 0.5) -> None:
-        """The next move faults: ``reason`` "stall" after ``after_ants``, or "home" (never finds home)."""
-        if reason not in ("stall", "home"):
-            raise ValueError('reason is "stall" or "home"')
+        """The next move faults: ``reason`` "stall" or "jam" after ``after_ants`` (a jam as the
+        GPIO floor finds it: the count turned on, the floor did not), or "home" (never finds home)."""
+        if reason not in ("stall", "jam", "home"):
+            raise ValueError('reason is "stall", "jam" or "home"')
         self._fail = {"reason": reason, "after": float(after_ants)}
 
     # --- the motion ---------------------------------------------------------------
@@ -88,9 +92,9 @@ class SimulatedForestFloor(ForestFloor):
         fault = None
         if fail and fail["reason"] == "home" and homing:
             limit, fault = 1.2 * self.ants_around, HOME_NOT_FOUND
-        elif fail and fail["reason"] == "stall":
+        elif fail and fail["reason"] in ("stall", "jam"):
             if fail["after"] < limit:
-                limit, fault = fail["after"], STALL
+                limit, fault = fail["after"], STALL if fail["reason"] == "stall" else JAM
         sign = -1.0 if distance < 0 else 1.0
         start = self._position
         travelled = 0.0

@@ -195,9 +195,18 @@ function stageTurning(state, session, ctx, names) {
   // No motor, a stop or a fault: the master finishes by hand.
   let remaining = rnd.ants;
   let why = floor.known ? "There is no motor on this table." : "";
+  let from = "";
   if (s) {
     if (thisTurn) remaining = floor.turn.remaining;
-    if (s.state === "fault") {
+    if (s.state === "fault" && String(s.fault || "").startsWith("jam")) {
+      // The motor's count says nothing about where a jammed floor stands: the whole turn
+      // is counted from where the floor stood before it, by eye.
+      remaining = rnd.ants;
+      from = " from where it stood before this turn";
+      why = "The forest floor jammed: it did not turn as far as the motor did, so how far it got is lost. "
+        + "Free it, then set it by hand; home it before the next turn.";
+    }
+    else if (s.state === "fault") {
       const fault = String(s.fault || "a fault").replace(/: turn it by hand$/, "");
       why = thisTurn ? `The floor stopped after ${antsWords(rnd.ants - remaining)} of ${plural(rnd.ants, "ant")}: ${fault}.`
         : `The floor could not turn: ${fault}.`;
@@ -214,7 +223,7 @@ function stageTurning(state, session, ctx, names) {
       el("p.zw-why", {}, why),
       el("h2.zw-title.zw-by-hand", { id: "zw-by-hand" },
         el("span.zw-arrow.huge", { "aria-hidden": "true" }, dirArrow(rnd.direction)),
-        el("span", {}, `Turn the floor by hand: ${n}${more} ant${n === "1" ? "" : "s"} ${dirWords(rnd.direction)}`)),
+        el("span", {}, `Turn the floor by hand: ${n}${more} ant${n === "1" ? "" : "s"} ${dirWords(rnd.direction)}${from}`)),
       el("p.zw-hint", {}, "Hold the centre of the main tree and count the ants on the rim as they pass your basket."),
       doneButton(ctx, "go", "Done: the floor is turned"),
     ],
