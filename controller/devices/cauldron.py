@@ -147,7 +147,7 @@ class Cauldron(Device):
             # timestamp and the level the edge went to.
             self._beam.pin.when_changed = self._on_beam_edge
             if self.beam_dark:
-                self._on_dark(self._factory.ticks())  # a ball already blocks the beam at start-up
+                self._on_dark(None)  # a ball already blocks the beam at start-up: no edge time
         except Exception:
             self.close()
             raise
@@ -261,7 +261,12 @@ class Cauldron(Device):
             if since is None:
                 return
             self._beam_changed.notify_all()
-            length = self._factory.ticks_diff(ticks, self._dark_tick)
+            length = (self._factory.ticks_diff(ticks, self._dark_tick)
+                      if self._dark_tick is not None else -1.0)
+            if length < 0:
+                # no dark edge (dark at start-up), or the edge clock was set back between
+                # the two edges: the callbacks' own clock is the best there is
+                length = self._clock() - since
             if self._episode_faulted:
                 self.fault = None
                 self._post("notice", {"kind": "beam_ok",
