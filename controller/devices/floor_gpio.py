@@ -73,6 +73,10 @@ class MarkWatch:
     whole window lies inside the move must be seen, and an activation far from every
     mark is a jam too. Marks whose window overlaps the start or the end of the move
     are not required (the floor may already sit on one, or stop short of it).
+
+    A mark met turning clockwise (the side homing approaches from) also re-syncs the
+    count: ``resync`` is then the mark's step, so a ``steps_per_ant`` a hair off never
+    adds up over many revolutions into a false jam.
     """
 
     def __init__(self, start: int, end: int, revolution: float, tolerance: float,
@@ -82,6 +86,7 @@ class MarkWatch:
         self.steps_per_ant = steps_per_ant
         self.sign = 1 if end >= start else -1
         self._was_active = active_now
+        self.resync: int | None = None
         low, high = sorted((start, end))
         first = math.ceil((low + tolerance) / revolution)
         last = math.floor((high - tolerance) / revolution)
@@ -101,6 +106,8 @@ class MarkWatch:
                         f"from where it should be, so the floor slipped or was pushed")
             if nearest in self.pending:
                 self.pending.remove(nearest)
+            if self.sign > 0:
+                self.resync = round(nearest)
         if self.pending:
             mark = self.pending[0]
             if (steps - mark) * self.sign > self.tolerance:
@@ -335,6 +342,8 @@ class GpioForestFloor(ForestFloor):
                 self._jam = watch.after_step(self._steps, bool(self.home_in.is_active))
                 if self._jam is not None:
                     return "jam"
+                if watch.resync is not None:
+                    self._steps, watch.resync = watch.resync, None
             if (i + 1) % self.notify_every == 0:
                 self._notify()
             due = max(due + delay, last_rise + MIN_INTERVAL * delay)

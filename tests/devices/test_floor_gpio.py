@@ -468,6 +468,19 @@ def test_no_watch_before_the_first_homing(factory):
     floor.close()
 
 
+def test_a_steps_per_ant_a_hair_off_never_adds_up_to_a_false_jam(factory):
+    # the disc really turns once in 64 steps; calibration said 4.05 steps an ant (64.8)
+    floor = make(factory, home_pin=HOME, steps_per_ant=4.05)
+    rotor = Rotor(factory, STEP, DIR, HOME, revolution=REV, angle=-5)
+    run(floor, floor.home)
+    for _ in range(8):                                  # eight revolutions: 6.4 steps adrift
+        run(floor, floor.rotate, 16, "clockwise")
+        assert floor.state == IDLE, floor.fault
+    off = rotor.angle % REV
+    assert min(off, REV - off) <= 1                     # and the disc really is back at home
+    floor.close()
+
+
 def test_a_tolerance_of_half_the_rim_or_more_is_refused(factory):
     with pytest.raises(ValueError, match="jam_tolerance_ants must be above 0 and below half"):
         make(factory, home_pin=HOME, jam_tolerance_ants=8)
