@@ -104,8 +104,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                             "$XDG_DATA_HOME/potionpi (usually ~/.local/share/potionpi)."),
     },
     "gpio": {
-        "pin_factory": Key("auto", "GPIO library: auto picks lgpio (Pi 5, Bookworm) or rpigpio (older); "
-                                   "mock is for tests.", choices=("auto", "lgpio", "rpigpio", "mock")),
+        "pin_factory": Key("auto", "GPIO library: auto picks lgpio (rpigpio first only on Buster and older); "
+                                   "the drop beam needs lgpio (edge times); mock is for tests.",
+                           choices=("auto", "lgpio", "rpigpio", "mock")),
     },
     "cauldron": {
         "enabled": Key(True, "Is a cauldron with sensors wired to this Pi?", bool),
