@@ -6,10 +6,13 @@ low on those boards) powers the coils only while moving, so the motor stays cool
 and the floor can be turned by hand whenever it is idle.
 
 Motion is a trapezoidal ramp (speed up, cruise, slow down) so the trees on the
-floor do not topple, pulsed from a thread. ``stop()`` halts before the next
-step. Homing turns until a hall or optical sensor sees the home mark; if it
-has not seen it within 1.2 revolutions, or a driver's stall output trips, the
-floor goes to ``fault`` and the tablet tells the master to turn by hand.
+floor do not topple, pulsed from a thread (software-timed: no step ever comes
+sooner than ``MIN_INTERVAL`` of its planned interval, late ones are made up
+gradually; docs/forest-floor.md has the jitter figures). ``stop()`` halts before
+the next step. Homing turns until a hall or optical sensor sees the home mark; if it
+has not seen it within 1.2 revolutions, or a driver's stall output trips (a
+TMC2209's DIAG, once ``tmc2209.py`` set its StallGuard up over UART), the floor
+goes to ``fault`` and the tablet tells the master to turn by hand.
 
 Jams, with any driver: once homed, the floor knows at which step the home mark
 passes the sensor (every whole revolution from home). A move that should carry
