@@ -265,8 +265,6 @@ def test_a_power_cycle_is_noticed_and_the_floor_must_home_again(rig, host):
     assert link.request(P.MOVE_TO, P.pack_move_to(10), timeout=10).error == "not_homed"
 
 
-@pytest.mark.xfail(strict=True, reason="firmware has no jam detection: a move that passes the "
-                   "home mark's step without seeing it is not reported as fault 'jam' (issue 11)")
 def test_a_jammed_floor_is_reported_as_jam(rig, link):
     home(link, rig, rotor_at=REV - 30)
     rig.jam(True)                             # the floor stops; the pulses go on
@@ -282,8 +280,6 @@ def test_a_jammed_floor_is_reported_as_jam(rig, link):
         rig.jam(False)
 
 
-@pytest.mark.xfail(strict=True, reason="firmware has no machine.WDT: a hung main loop is "
-                   "never reset (issue 11: watchdog fed by the main loop only)")
 def test_the_watchdog_resets_a_hung_loop(rig, host):
     link = host.open()
     wait_settled(link)
@@ -297,9 +293,6 @@ def test_the_watchdog_resets_a_hung_loop(rig, host):
     host.open()                               # and the firmware answers again
 
 
-@pytest.mark.xfail(strict=True, reason="firmware calls kbd_intr(-1) only after its imports and "
-                   "set-up and catches Exception, not KeyboardInterrupt: a 0x03 during boot drops "
-                   "it to the REPL (issue 11)")
 def test_ctrl_c_bytes_during_boot_never_reach_the_repl():
     import serial
 
