@@ -195,7 +195,7 @@ class SerialForestFloor(ForestFloor):
             code = pico["fault"]
             if state == FAULT:
                 # a jam, a stall, a lost mark: the move ends as "fault" with a sentence
-                name = P.FAULT_NAMES[code] if 0 < code < len(P.FAULT_NAMES) else "fault"
+                name = (P.FAULT_NAMES[code] if 0 < code < len(P.FAULT_NAMES) else None) or "fault"
                 self.fault_code = name
                 self._come_to_rest("fault", fault=FAULTS.get(name, name))
             elif state == IDLE:
