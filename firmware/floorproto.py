@@ -167,7 +167,8 @@ class Decoder:
     """
 
     def __init__(self):
-        self._buf = bytearray()
+        self._buf = bytearray(MAX_ENCODED)   # made once: a byte in never allocates
+        self._n = 0
         self._overflow = False
         self.accepted = 0
         self.rejected = 0
@@ -182,27 +183,28 @@ class Decoder:
 
     def feed_byte(self, b):
         """One byte in; the whole frame it completes, else None (the firmware's loop uses
-        this: no list per call)."""
+        this: no list per call, and only a completed frame allocates)."""
         if b == 0:
             frame = None
-            buf = self._buf
+            n = self._n
             if self._overflow:
                 self.rejected += 1
-            elif buf:
-                frame = decode_body(buf)
+            elif n:
+                frame = decode_body(bytes(self._buf[:n]))
                 if frame is None:
                     self.rejected += 1
                 else:
                     self.accepted += 1
-            if buf:
-                self._buf = bytearray()
+            self._n = 0
             self._overflow = False
             return frame
         if not self._overflow:
-            if len(self._buf) >= MAX_ENCODED:
+            n = self._n
+            if n >= MAX_ENCODED:
                 self._overflow = True
             else:
-                self._buf.append(b)
+                self._buf[n] = b
+                self._n = n + 1
         return None
 
 

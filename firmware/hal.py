@@ -21,6 +21,7 @@ from machine import Pin
 
 import motion
 import settings as S
+from outbox import Outbox
 
 
 # The type checker's view of the PIO assembler's words (pull, mov, set, jmp, ...),
@@ -156,10 +157,8 @@ class UsbPort:
 
     MicroPython's USB CDC write waits up to 500 ms for room while the host holds the
     port open without reading; that would starve the step FIFO and trip the watchdog.
-    So replies go into a bounded ring buffer (``out``) and leave one byte at a time,
-    only while the CDC says it can take one. When the ring is full a whole frame is
-    dropped (counted in ``dropped``): the host resends commands, and a status is
-    repeated by the next one.
+    So replies wait in an ``outbox.Outbox`` and leave one byte at a time, only while
+    the CDC's poll says it can take one.
     """
 
     def __init__(self, size=S.TX_BUFFER):
@@ -171,10 +170,7 @@ class UsbPort:
         self._tx = sys.stdout.buffer
         self._byte_in = bytearray(1)
         self._byte_out = bytearray(1)
-        self._ring = bytearray(size)
-        self._head = 0           # next byte to send
-        self._count = 0          # bytes waiting
-        self.dropped = 0
+        self.outbox = Outbox(size)
 
     def read_byte(self):
         """The next byte from the host, or -1 when none is waiting."""
@@ -184,33 +180,15 @@ class UsbPort:
         return self._byte_in[0]
 
     def send(self, frame):
-        """Queue a whole frame, or drop it whole when it does not fit."""
-        ring = self._ring
-        size = len(ring)
-        n = len(frame)
-        if self._count + n > size:
-            self.dropped += 1
-            return False
-        at = (self._head + self._count) % size
-        for i in range(n):
-            ring[at] = frame[i]
-            at += 1
-            if at == size:
-                at = 0
-        self._count += n
-        return True
+        return self.outbox.send(frame)
 
     def flush(self, limit=64):
         """Hand queued bytes to the USB CDC while it can take them, at most ``limit``."""
-        ring = self._ring
+        outbox = self.outbox
         one = self._byte_out
-        while self._count and limit and _ready(self._wpoll):
-            one[0] = ring[self._head]
+        while limit and outbox.waiting() and _ready(self._wpoll):
+            one[0] = outbox.pop()
             self._tx.write(one)
-            self._head += 1
-            if self._head == len(ring):
-                self._head = 0
-            self._count -= 1
             limit -= 1
 
 

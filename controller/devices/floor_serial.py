@@ -72,6 +72,7 @@ class SerialForestFloor(ForestFloor):
         self._homes_asked = 0
         self._homes_answered = 0
         self._resyncing = False            # between (re)connecting and reaching the goal again
+        self._home_cut = False             # a homing the game asked for was cut short by the link
         self._epoch = 0                    # counts connections; a resync belongs to one
         self._stop_generation = 0
         self._seen: tuple[Any, ...] | None = None
@@ -227,6 +228,12 @@ class SerialForestFloor(ForestFloor):
                 # floor or make the Pico forget home; keep the last position for the
                 # tablet but trust it again only after the next homing.
                 self._pico = dict(self._pico, homed=False)
+            if (state != CONNECTED and self.last_move and self.last_move.get("home")
+                    and self.last_move["result"] == "moving"):
+                # A homing the game asked for, cut short: it is not over until the resync
+                # after reconnecting has homed again (no status may end it before).
+                self._home_cut = True
+                self._homes_answered = min(self._homes_answered, self._homes_asked - 1)
             if state == CONNECTED:
                 self._resyncing = self.home_on_connect
                 if self.last_move and self.last_move["result"] == "moving" and "home" not in self.last_move:
@@ -304,12 +311,14 @@ class SerialForestFloor(ForestFloor):
         self._configure()
         if not self.home_on_connect:
             # Only what was asked for and cut short by the link: a homing, then a turn.
-            with self._lock:
-                asked = self._homes_asked if self._homes_asked > self._homes_answered else None
             if generation != self._stop_generation:
                 return
-            if asked is not None and not self._home_and_wait(asked):
-                return
+            if self._home_cut:
+                self._home_cut = False
+                with self._lock:
+                    asked = self._homes_asked
+                if not self._home_and_wait(asked):
+                    return
             if self._pending_move and generation == self._stop_generation:
                 self._move()
             return

@@ -213,7 +213,7 @@ def test_the_serial_back_end_turns_the_floor_by_ants(rig, host):
         assert floor.wait_idle(60), floor.status()
         st = rig.state()
         assert floor.status()["last_move"]["result"] == "done", floor.status()
-        assert (st["steps"], st["steps_fwd"], st["dir"]) == (3 * STEPS_PER_ANT,) * 2 + (1,)
+        assert (st["steps"], st["steps_fwd"], st["dir"]) == (3 * STEPS_PER_ANT,) * 2 + (1,), (st, rig.log()[-2000:])
 
         rig.clear_steps()
         floor.rotate(5, "counter_clockwise")

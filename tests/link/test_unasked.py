@@ -97,3 +97,15 @@ def test_home_on_connect_and_the_link_limits_come_from_the_config():
     with pytest.raises(ConfigError, match="home_on_connect = 'yes' is not allowed; use true or false"):
         section("forest_floor", home_on_connect="yes")
     assert section("forest_floor")["home_on_connect"] is False
+
+
+def test_a_homing_cut_by_a_power_cut_is_done_again_when_the_pico_is_back(sim, make_floor):
+    floor = make_floor(home_on_connect=False, homing_speed=150.0)
+    assert wait_for(lambda: connected(floor))
+    floor.home()
+    assert wait_for(lambda: sim.homings == 1 and sim.stepper.pulses >= 5)
+    sim.unplug()                                          # power lost mid-homing
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    sim.replug()
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=10)
+    assert floor.status()["homed"] and sim.homings == 2 and sim.physical.angle_steps() == 0
