@@ -136,6 +136,9 @@ def test_boot_then_potionpi_check_passes(rig, host, capsys):
     assert f"protocol {P.PROTOCOL_VERSION}" in out
     # The real firmware read the pulled-up safe-mode pin as "not held" and started.
     assert rig.state()["resets"] == []
+    # ... from .mpy files, as `potionpi firmware flash` puts them there: only main.py is source
+    assert [n for n in rig.flashed if not n.endswith(".mpy")] == ["main.py"]
+    assert "app.mpy" in rig.flashed and "floorproto.mpy" in rig.flashed
 
 
 def test_homing_finds_the_mark_on_the_rotor(rig, link):
