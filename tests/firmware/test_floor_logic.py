@@ -226,3 +226,30 @@ def test_a_floor_that_slipped_meets_the_mark_in_the_wrong_place(rig):
     floor.move_to(150)                                 # the mark comes at 130: 30 too early
     assert run(floor, stepper, clock) == "fault"
     assert P.FAULT_NAMES[floor.fault] == "jam"
+
+
+def test_a_leg_that_ends_near_the_mark_is_not_judged(rig):
+    # A calibration nudge may stop short of the mark: no verdict until it is passed.
+    floor, stepper, clock = rig
+    home(rig)
+    floor.move_to(150)
+    run(floor, stepper, clock)
+    stepper.jammed = True
+    floor.move_to(158)                                 # inside the window, short of 160
+    assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
+
+
+def test_with_the_jam_watch_off_a_guessed_turn_never_jams(fw, rig):
+    # Calibrating: the host believes 128 steps a turn, the floor really takes 160.
+    floor, stepper, clock = rig
+    cfg = dict(steps_per_rev=128, top_speed=2000, acceleration=20000, home_speed=500,
+               max_move=320, flags=P.FLAG_NO_JAM_WATCH)
+    assert floor.configure(cfg) == 0 and not floor.jam_watch
+    home(rig)
+    floor.move_to(200)                                 # meets the real mark at 160, 32 off 128
+    assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
+    cfg["flags"] = 0                                   # the same with the watch on: a jam
+    assert floor.configure(cfg) == 0 and floor.jam_watch
+    home(rig)
+    floor.move_to(200)
+    assert run(floor, stepper, clock) == "fault" and P.FAULT_NAMES[floor.fault] == "jam"
