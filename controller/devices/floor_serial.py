@@ -35,8 +35,8 @@ FAULTS = {
     "home_not_found": "home not found within 1.2 turns of the floor: turn it by hand",
     "stall": "the floor is stuck (stall): turn it by hand",
     "move_timeout": "the floor did not finish its turn in time: turn it by hand",
-    "jam": "the floor is jammed: the home mark did not pass where the motor's steps put it, "
-           "so the floor did not turn as far as it should: free it and turn it by hand",
+    "jam": "the floor is jammed (its home mark was not where the motor's steps put it): "
+           "free it and turn it by hand",
     "wrong_firmware": "the Pico needs the firmware of this potionpi (`potionpi firmware flash`): "
                       "turn the floor by hand",
 }
@@ -73,6 +73,7 @@ class SerialForestFloor(ForestFloor):
         self._homes_answered = 0
         self._resyncing = False            # between (re)connecting and reaching the goal again
         self._home_cut = False             # a homing the game asked for was cut short by the link
+        self._move_from: float | None = None   # the goal (steps from home) the current turn began at
         self._epoch = 0                    # counts connections; a resync belongs to one
         self._stop_generation = 0
         self._seen: tuple[Any, ...] | None = None
@@ -112,6 +113,10 @@ class SerialForestFloor(ForestFloor):
     @property
     def position(self) -> float:
         steps = self._pico["position"] if self._pico else self._goal
+        if self.fault_code == "jam" and self._move_from is not None:
+            # The Pico counts the steps it sent; a jammed floor did not follow them. Where
+            # the move began is the last place the floor is known to have stood.
+            steps = self._move_from
         return (steps / self.steps_per_ant) % self.ants_around
 
     def status(self) -> dict[str, Any]:
@@ -147,6 +152,7 @@ class SerialForestFloor(ForestFloor):
         return self._plan_move(float(steps))
 
     def _plan_move(self, steps: float) -> Launch:
+        self._move_from = self._goal       # where the game had the floor when this turn began
         self._goal += steps
         self._pending_move = True
         return self._job("move")

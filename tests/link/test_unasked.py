@@ -64,6 +64,8 @@ def test_a_jam_ends_the_turn_as_a_fault_the_tablet_can_explain(sim, make_floor):
     assert "jammed" in status["fault"] and "by hand" in status["fault"]
     assert status["last_move"] == {"ants": 8, "direction": "clockwise", "result": "fault"}
     assert not status["homed"] and sim.floor_ants(10) == 12.0
+    # the tablet hears where the floor stuck, not how many steps the Pico sent
+    assert status["steps"] % 160 != 120 and floor.position == 12.0
     # freed: the next turn homes again and clears the fault
     sim.jam(False)
     floor.rotate(1, "clockwise")
