@@ -17,11 +17,12 @@ very same code. A stepper port offers:
     stall_active()      the driver reports a stall (False when it cannot)
 
 Jam watch: the home mark passes the sensor at a known step every revolution
-(position 0 mod steps_per_rev once homed). A move whose steps cover that step
-without the sensor seeing the mark within ``jam_window`` steps of it, or whose
-sensor sees the mark farther than ``jam_window`` steps from where it should be,
-ends in fault JAM: the floor did not turn as the steps say. This works with any
-driver; it catches a jam only on a move that passes (or should not meet) the mark.
+(position 0 mod steps_per_rev once homed). A move whose steps cross that step from
+more than ``jam_window`` steps before it to more than ``jam_window`` after it without
+the sensor seeing the mark, or whose sensor sees the mark farther than ``jam_window``
+steps from where it should be, ends in fault JAM: the floor did not turn as the steps
+say. This works with any driver; it catches a jam only on a move that passes (or
+should not meet) the mark. CONFIG's FLAG_NO_JAM_WATCH turns it off (calibration).
 
 Nothing in ``service()`` allocates per step or per call (no floats, tuples or
 lists): on the Pico a float is a heap object and the garbage collector would

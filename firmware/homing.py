@@ -7,7 +7,7 @@ stops the PIO), so the floor stops at the same step every time it approaches the
 from the same side, whatever the loop was doing then.
 """
 
-LEAVING, SEEKING, FOUND, FAILED = "leaving", "seeking", "found", "failed"
+LEAVING, SEEKING = "leaving", "seeking"
 
 
 class Homing:
@@ -21,7 +21,3 @@ class Homing:
     def start(self, sensor_active):
         """Starting on the mark: first step off it, then approach it properly."""
         self.phase = LEAVING if sensor_active else SEEKING
-
-    def room(self):
-        """How many more steps this homing may queue."""
-        return self.limit - self.queued
