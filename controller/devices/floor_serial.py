@@ -199,6 +199,9 @@ class SerialForestFloor(ForestFloor):
                 state = HOMING      # connected, but not homed and back at the goal yet
             elif state in (IDLE, FAULT) and self._pending_move:
                 state = MOVING      # asked to turn; the Pico just has not heard yet
+            if (state == HOMING and self.last_move and self.last_move["result"] == "moving"
+                    and "home" not in self.last_move):
+                state = MOVING      # homing first, as part of the master's turn: hands off
             code = pico["fault"]
             if state == FAULT:
                 # a jam, a stall, a lost mark: the move ends as "fault" with a sentence
