@@ -325,3 +325,21 @@ def test_ctrl_c_bytes_during_boot_never_reach_the_repl():
             assert answered, f"no HELLO_REPLY within {BOOT_TIMEOUT} s"
         finally:
             ser.close()
+
+
+def test_flashing_starts_on_the_real_firmware_it_steps_aside_and_names_its_micropython():
+    """The first half of `potionpi firmware flash` on the genuine MicroPython: the running
+    firmware leaves for the REPL (its watchdog off, so the REPL is not reset under mpremote),
+    and mpremote reads the .mpy version the flash tool compiles for. (rp2040js cannot program
+    flash, so the copy itself cannot run here.)"""
+    from controller import firmware_tools
+
+    with PicoRig() as pico:
+        open_link(pico).close()                       # booted into the firmware
+        hello = firmware_tools.ask_firmware_to_step_aside(pico.port, timeout=10)
+        assert hello and hello["firmware"] == pico.settings["FIRMWARE_VERSION"]
+        board = firmware_tools.board_mpy(pico.port, firmware_tools.MPREMOTE)
+        assert board is not None, pico.log()[-1500:]
+        assert board == firmware_tools.mpy_cross_version()[0:1] + ("1.28.0",)
+        pico.wait_emulated(1.0)                       # well past the 350 ms watchdog
+        assert pico.state()["resets"] == [] and not pico.state()["en_active"]
