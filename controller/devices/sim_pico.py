@@ -431,7 +431,7 @@ def start_sim_pico(faults: Faults | FaultSettings | None = None, *, steps_per_re
     """
     if isinstance(faults, dict):
         faults = Faults(**faults)
-    # Just short of the home mark, so the daemon's first homing takes a moment, not a turn.
+    # Just short of the home mark, so the first homing (the first turn's) takes a moment, not a turn.
     if start is None:
         start = steps_per_rev - max(1, steps_per_rev // 64)
     sim = SimPico(faults=faults, steps_per_rev=steps_per_rev, start=start)
