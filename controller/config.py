@@ -189,6 +189,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
                                    "backends).", float, low=1, high=50000),
         "serial_port": Key("", "Serial port of the Pico (serial backend). Empty: found by USB id."),
+        "home_on_connect": Key(False, "Home the floor as soon as the Pico connects (serial backend). "
+                                      "false: the floor only moves when asked; the master's first "
+                                      "turn homes it first.", bool),
+        "link_heartbeat_s": Key(0.25, "Seconds of quiet after which the host pings the Pico "
+                                      "(serial backend).", float, low=0.05, high=5),
+        "link_lost_after_s": Key(1.0, "Seconds without a word from the Pico after which the link "
+                                      "counts as lost and is reopened (serial backend).",
+                                 float, low=0.2, high=30),
     },
 }
 

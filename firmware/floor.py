@@ -11,14 +11,31 @@ very same code. A stepper port offers:
     set_direction(fwd)  DIR level for the next steps
     enable(on)          driver coils on/off
     home_active()       the home sensor sees the mark
+    mark_seen()         the sensor saw the mark since the last call (or sees it now)
+    stop_at_mark(on)    arm: end the pulses at once on the step the sensor's edge arrives
+    stopped_at_mark()   it did (until the next abort or arming)
     stall_active()      the driver reports a stall (False when it cannot)
+
+Jam watch: the home mark passes the sensor at a known step every revolution
+(position 0 mod steps_per_rev once homed). A move whose steps cross that step from
+more than ``jam_window`` steps before it to more than ``jam_window`` after it without
+the sensor seeing the mark, or whose sensor sees the mark farther than ``jam_window``
+steps from where it should be, ends in fault JAM: the floor did not turn as the steps
+say. This works with any driver; it catches a jam only on a move that passes (or
+should not meet) the mark. CONFIG's FLAG_NO_JAM_WATCH turns it off (calibration).
+
+Nothing in ``service()`` allocates per step or per call (no floats, tuples or
+lists): on the Pico a float is a heap object and the garbage collector would
+stall the loop mid-move.
 
 Positions are steps from the home mark, positive = clockwise (``invert`` swaps the
 DIR level only, so positions keep their meaning).
 """
 import floorproto as P
-from homing import Homing, STEP, DONE
-from motion import Ramp, constant_interval_us
+from homing import Homing, LEAVING, SEEKING
+from motion import Ramp, constant_interval_us, ramp_table
+
+JAM_WINDOW_PER_REV = 16    # the window either side of the mark: a sixteenth of a turn
 
 
 class Floor:
@@ -33,6 +50,8 @@ class Floor:
         self.home_speed = home_speed
         self.max_move = max_move
         self.invert = invert
+        self.jam_window = steps_per_rev // JAM_WINDOW_PER_REV
+        self._table = ramp_table(top_speed, acceleration)
         self.state = P.IDLE
         self.fault = P.NO_FAULT
         self.homed = False
@@ -43,6 +62,14 @@ class Floor:
         self._homing = None
         self._started = 0
         self._budget_ms = 0
+        self._home_interval = constant_interval_us(home_speed)
+        # jam watch over one leg: where the last pass found the floor, and whether the
+        # steps made near the mark covered its step / saw the sensor
+        self.jam_watch = True
+        self._last_made = 0
+        self._near = False
+        self._saw = False
+        self._mark = self._lo = self._hi = 0
 
     # --- commands (each returns 0 or a floorproto.ERR_* refusal) --------------
     def configure(self, cfg):
@@ -56,6 +83,10 @@ class Floor:
         self.home_speed = cfg["home_speed"]
         self.max_move = cfg["max_move"]
         self.invert = bool(cfg["flags"] & P.FLAG_INVERT)
+        self.jam_window = self.steps_per_rev // JAM_WINDOW_PER_REV
+        self.jam_watch = not cfg["flags"] & P.FLAG_NO_JAM_WATCH
+        self._table = ramp_table(self.top_speed, self.acceleration)
+        self._home_interval = constant_interval_us(self.home_speed)
         return 0
 
     def move_to(self, target):
@@ -80,6 +111,8 @@ class Floor:
         self._dir = 1
         self.stepper.set_direction(not self.invert)
         self.stepper.enable(True)
+        self._homing.start(self.stepper.home_active())
+        self.stepper.stop_at_mark(self._homing.phase == SEEKING)
         self._started = self.now_ms()
         seconds = self._homing.limit / max(self.home_speed, 1)
         self._budget_ms = int(seconds * 2000) + 1000
@@ -113,6 +146,9 @@ class Floor:
                     break
                 st.queue(interval)
                 self._issued += self._dir
+            if self.homed and self.jam_watch and self._watch_mark(st.mark_seen()):
+                self._fail(P.JAM)
+                return
             if ramp.remaining() == 0 and st.in_flight() == 0:
                 if self._issued != self.target:
                     self._start_leg()
@@ -120,22 +156,70 @@ class Floor:
                     self.state = P.IDLE
                     st.enable(False)   # the floor holds by friction; a cool driver lasts
         elif self.state == P.HOMING:
-            if st.in_flight() > 0:
-                return
-            homing = self._homing
-            assert homing is not None          # home() made it before entering HOMING
-            action = homing.update(st.home_active())
-            if action == STEP:
-                st.queue(constant_interval_us(self.home_speed))
-                self._issued += 1
-            elif action == DONE:
-                self._issued = 0
-                self.target = 0
-                self.homed = True
-                self.state = P.IDLE
-                st.enable(False)
-            else:
-                self._fail(P.HOME_NOT_FOUND)
+            self._service_homing(st)
+
+    def _service_homing(self, st):
+        homing = self._homing
+        assert homing is not None              # home() made it before entering HOMING
+        if st.stopped_at_mark():
+            # The port ended the pulses on the step the mark arrived: that step is home.
+            st.abort()
+            st.stop_at_mark(False)
+            self._issued = 0
+            self.target = 0
+            self.homed = True
+            self.state = P.IDLE
+            st.enable(False)
+            return
+        if homing.phase == LEAVING and not st.home_active():
+            homing.phase = SEEKING
+            st.stop_at_mark(True)
+        interval = self._home_interval
+        while homing.queued < homing.limit and st.room() > 0:
+            st.queue(interval)
+            homing.queued += 1
+            self._issued += 1
+        if homing.queued >= homing.limit and st.in_flight() == 0 and not st.stopped_at_mark():
+            self._fail(P.HOME_NOT_FOUND)
+
+    def _watch_mark(self, seen):
+        """Jam watch for this loop pass; True when the floor is not where its steps say.
+
+        ``seen``: the sensor saw the mark since the last pass. A visit near the mark is
+        judged when the steps leave its window: crossed from one side to the other
+        without a sighting is a jam; a leg that ends inside the window is not judged
+        (a calibration nudge, say). A sighting outside every window is a jam at once.
+        Small ints only: nothing here allocates.
+        """
+        rev = self.steps_per_rev
+        w = self.jam_window
+        made = self.position()
+        last = self._last_made
+        self._last_made = made
+        lo = made if made < last else last
+        hi = made if made > last else last
+        mark = self._mark if self._near else (made + rev // 2) // rev * rev
+        if lo <= mark + w and hi >= mark - w:
+            # these steps came near the mark's step
+            if not self._near:
+                self._near = True
+                self._mark = mark
+                self._lo = lo
+                self._hi = hi
+            if lo < self._lo:
+                self._lo = lo
+            if hi > self._hi:
+                self._hi = hi
+            if seen:
+                self._saw = True
+            return False
+        if self._near:
+            crossed = self._lo < mark - w and self._hi > mark + w
+            saw = self._saw
+            self._near = self._saw = False
+            if crossed and not saw:
+                return True        # passed the mark's step without seeing the mark
+        return seen                # the mark where it should not be
 
     # --- reports --------------------------------------------------------------
     def position(self):
@@ -148,10 +232,15 @@ class Floor:
     def _start_leg(self):
         delta = self.target - self._issued
         self._dir = 1 if delta > 0 else -1
-        self._ramp = Ramp(abs(delta), self.top_speed, self.acceleration)
+        self._ramp = Ramp(abs(delta), self.top_speed, self.acceleration, table=self._table)
         self.stepper.set_direction((self._dir > 0) != self.invert)
         self.stepper.enable(True)
         self.state = P.MOVING
+        self._last_made = self.position()
+        self._near = self._saw = False
+        if self.homed:
+            # where the leg starts counts (on the mark: seen); an older sighting does not
+            self._watch_mark(self.stepper.mark_seen())
         self._started = self.now_ms()
         # Over-long move: twice the plan plus a second means the motor is not turning.
         self._budget_ms = int(self._ramp.duration_s() * 2000) + 1000
@@ -159,6 +248,7 @@ class Floor:
     def _abort(self):
         dropped = self.stepper.abort()
         self._issued -= self._dir * dropped
+        self.stepper.stop_at_mark(False)
         self._ramp = None
         if self.state == P.MOVING:
             self.target = self._issued

@@ -13,7 +13,7 @@ seq, type and payload, sent high byte first.
 """
 import struct
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2    # 2: fault 4 jam; the firmware arms a watchdog and never homes unasked
 
 MAX_PAYLOAD = 40                       # bytes; every message fits with room to spare
 MAX_BODY = MAX_PAYLOAD + 4             # seq + type + payload + crc
@@ -41,8 +41,8 @@ COMMAND_NAMES = {HELLO: "hello", PING: "ping", CONFIG: "config", MOVE_TO: "move_
 IDLE, MOVING, HOMING, FAULTED = 0, 1, 2, 3
 STATE_NAMES = ("idle", "moving", "homing", "fault")
 
-NO_FAULT, HOME_NOT_FOUND, STALL, MOVE_TIMEOUT = 0, 1, 2, 3
-FAULT_NAMES = (None, "home_not_found", "stall", "move_timeout")
+NO_FAULT, HOME_NOT_FOUND, STALL, MOVE_TIMEOUT, JAM = 0, 1, 2, 3, 4
+FAULT_NAMES = (None, "home_not_found", "stall", "move_timeout", "jam")
 
 ERR_UNKNOWN, ERR_BAD_PAYLOAD, ERR_NOT_HOMED, ERR_TOO_LONG, ERR_BUSY, ERR_NO_SESSION = 1, 2, 3, 4, 5, 6
 ERROR_NAMES = {ERR_UNKNOWN: "unknown_command", ERR_BAD_PAYLOAD: "bad_payload",
@@ -50,6 +50,7 @@ ERROR_NAMES = {ERR_UNKNOWN: "unknown_command", ERR_BAD_PAYLOAD: "bad_payload",
                ERR_BUSY: "busy", ERR_NO_SESSION: "no_session"}
 
 FLAG_INVERT = 0x01
+FLAG_NO_JAM_WATCH = 0x02   # the host's steps per turn is a guess (calibration): no jam verdicts
 
 # Sequence numbers run 1..255 and wrap to 1; 0 marks HELLO and unasked EVENTs.
 # The Pico remembers its last REPLAY_DEPTH replies; the host keeps at most WINDOW
@@ -166,33 +167,45 @@ class Decoder:
     """
 
     def __init__(self):
-        self._buf = bytearray()
+        self._buf = bytearray(MAX_ENCODED)   # made once: a byte in never allocates
+        self._n = 0
         self._overflow = False
         self.accepted = 0
         self.rejected = 0
 
     def feed(self, data):
         frames = []
-        buf = self._buf
         for b in data:
-            if b == 0:
-                if self._overflow:
-                    self.rejected += 1
-                elif buf:
-                    frame = decode_body(buf)
-                    if frame is None:
-                        self.rejected += 1
-                    else:
-                        self.accepted += 1
-                        frames.append(frame)
-                buf = self._buf = bytearray()
-                self._overflow = False
-            elif not self._overflow:
-                if len(buf) >= MAX_ENCODED:
-                    self._overflow = True
-                else:
-                    buf.append(b)
+            frame = self.feed_byte(b)
+            if frame is not None:
+                frames.append(frame)
         return frames
+
+    def feed_byte(self, b):
+        """One byte in; the whole frame it completes, else None (the firmware's loop uses
+        this: no list per call, and only a completed frame allocates)."""
+        if b == 0:
+            frame = None
+            n = self._n
+            if self._overflow:
+                self.rejected += 1
+            elif n:
+                frame = decode_body(bytes(self._buf[:n]))
+                if frame is None:
+                    self.rejected += 1
+                else:
+                    self.accepted += 1
+            self._n = 0
+            self._overflow = False
+            return frame
+        if not self._overflow:
+            n = self._n
+            if n >= MAX_ENCODED:
+                self._overflow = True
+            else:
+                self._buf[n] = b
+                self._n = n + 1
+        return None
 
 
 # --- payloads -----------------------------------------------------------------

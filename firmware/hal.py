@@ -1,19 +1,27 @@
-"""The only firmware module that touches the RP2040: PIO step pulses, pins, USB serial.
+"""The only firmware module that touches the RP2040: PIO step pulses, pins, USB serial,
+the watchdog.
 
 Step pulses come from a PIO state machine, not from Python: the CPU only keeps
 its 8-word TX FIFO topped up with delay counts, so pulse spacing stays steady
-while the main loop reads USB or runs the protocol.
+while the main loop reads USB or runs the protocol. The home sensor raises a hard
+interrupt on its active edge: it remembers the sighting for the jam watch and, while
+homing, stops the state machine on that very step.
+
+Nothing the main loop calls here allocates: buffers are made once, polls use
+``ipoll`` (no result list) and USB bytes go through one-byte buffers.
 """
 import os
 import select
 import sys
 import time
 
+import machine
 import rp2
 from machine import Pin
 
 import motion
 import settings as S
+from outbox import Outbox
 
 
 # The type checker's view of the PIO assembler's words (pull, mov, set, jmp, ...),
@@ -52,7 +60,24 @@ class PioStepper:
         self.home = Pin(S.HOME_PIN, Pin.IN, Pin.PULL_UP)
         self.stall = None if S.STALL_PIN is None else Pin(S.STALL_PIN, Pin.IN, Pin.PULL_DOWN)
         self.sm = rp2.StateMachine(S.STEP_SM)
+        # FSTAT of the state machine's PIO block (PIO0 for SM 0-3, PIO1 for 4-7)
+        self._fstat = (0x50200004 if S.STEP_SM < 4 else 0x50300004)
+        self._txfull = 1 << (16 + S.STEP_SM % 4)
+        self._seen = False       # the mark's edge came since mark_seen() last asked
+        self._armed = False      # stop the pulses on the mark's edge (homing)
+        self._stopped = False    # ... and they were
         self._start()
+        # made once: a bound method for the handler (the interrupt must not allocate)
+        self.home.irq(self._on_mark, Pin.IRQ_FALLING if S.HOME_ACTIVE_LOW else Pin.IRQ_RISING,
+                      hard=True)
+
+    def _on_mark(self, pin):
+        # Hard interrupt, on the step that brought the mark: no allocation allowed here.
+        self._seen = True
+        if self._armed:
+            self.sm.active(0)
+            self._armed = False
+            self._stopped = True
 
     def _start(self):
         # init() also empties the FIFOs, which is how abort() throws steps away.
@@ -60,6 +85,10 @@ class PioStepper:
         self.sm.active(1)
 
     def room(self):
+        # TXFULL from the PIO's FSTAT register: sm.put() on a full FIFO would block the
+        # loop. (rp2040js keeps a 4-word FIFO whatever fifo_join says; the count alone lied.)
+        if machine.mem32[self._fstat] & self._txfull:
+            return 0
         return self.FIFO_DEPTH - self.sm.tx_fifo()
 
     def queue(self, interval_us):
@@ -70,11 +99,19 @@ class PioStepper:
         # the steps that have not been made yet.
         return self.sm.tx_fifo()
 
+    PULL_NOBLOCK = 0x8080    # the PIO instruction `pull(noblock)`, encoded
+
     def abort(self):
-        self.sm.active(0)
-        dropped = self.sm.tx_fifo()
+        sm = self.sm
+        sm.active(0)
+        dropped = sm.tx_fifo()
+        # Throw the queued words away by pulling them into the stopped machine: init()
+        # empties the FIFOs on a real RP2040 (by toggling FJOIN), rp2040js does not.
+        for _ in range(dropped):
+            sm.exec(self.PULL_NOBLOCK)
         self.step.value(0)
         self._start()
+        self._stopped = False
         return dropped
 
     def set_direction(self, forward):
@@ -89,29 +126,88 @@ class PioStepper:
     def stall_active(self):
         return self.stall is not None and _active(self.stall, not S.STALL_ACTIVE_HIGH)
 
+    def mark_seen(self):
+        seen = self._seen or self.home_active()
+        self._seen = False
+        return seen
+
+    def stop_at_mark(self, on):
+        self._stopped = False
+        self._armed = on
+
+    def stopped_at_mark(self):
+        return self._stopped
+
     def release(self):
+        self.home.irq(None)
+        self._armed = False
         self.abort()
         self.sm.active(0)
         self.enable(False)
 
 
-class UsbPort:
-    """Raw bytes over the USB serial (stdin/stdout without line editing)."""
+def _ready(poller):
+    for _ in poller.ipoll(0):
+        return True
+    return False
 
-    def __init__(self):
-        self._poll = select.poll()
-        self._poll.register(sys.stdin, select.POLLIN)
+
+class UsbPort:
+    """Raw bytes over the USB serial (stdin/stdout without line editing), never blocking.
+
+    MicroPython's USB CDC write waits up to 500 ms for room while the host holds the
+    port open without reading; that would starve the step FIFO and trip the watchdog.
+    So replies wait in an ``outbox.Outbox`` and leave one byte at a time, only while
+    the CDC's poll says it can take one.
+    """
+
+    def __init__(self, size=S.TX_BUFFER):
+        self._rpoll = select.poll()
+        self._rpoll.register(sys.stdin, select.POLLIN)
+        self._wpoll = select.poll()
+        self._wpoll.register(sys.stdout, select.POLLOUT)
         self._rx = sys.stdin.buffer
         self._tx = sys.stdout.buffer
+        self._byte_in = bytearray(1)
+        self._byte_out = bytearray(1)
+        self.outbox = Outbox(size)
 
-    def read_available(self, limit=64):
-        data = bytearray()
-        while len(data) < limit and self._poll.poll(0):
-            data.extend(self._rx.read(1))
-        return data
+    def read_byte(self):
+        """The next byte from the host, or -1 when none is waiting."""
+        if not _ready(self._rpoll):
+            return -1
+        self._rx.readinto(self._byte_in)
+        return self._byte_in[0]
 
-    def write(self, data):
-        self._tx.write(data)
+    def send(self, frame):
+        return self.outbox.send(frame)
+
+    def flush(self, limit=64):
+        """Hand queued bytes to the USB CDC while it can take them, at most ``limit``."""
+        outbox = self.outbox
+        one = self._byte_out
+        while limit and outbox.waiting() and _ready(self._wpoll):
+            one[0] = outbox.pop()
+            self._tx.write(one)
+            limit -= 1
+
+
+class Watchdog:
+    """machine.WDT, fed by the main loop only; ``off()`` before leaving for the REPL."""
+
+    # RP2040 WATCHDOG CTRL through its atomic-clear alias (+0x3000): bit 30 ENABLE
+    CTRL_CLEAR = 0x40058000 + 0x3000
+    ENABLE = 1 << 30
+
+    def __init__(self, timeout_ms):
+        self._wdt = machine.WDT(timeout=timeout_ms)
+
+    def feed(self):
+        self._wdt.feed()
+
+    def off(self):
+        # MicroPython's WDT cannot be stopped on the RP2040; the register can.
+        machine.mem32[self.CTRL_CLEAR] = self.ENABLE
 
 
 class Led:

@@ -1,13 +1,13 @@
-"""Homing state machine: step forward until the home sensor trips, give up after 1.2 turns.
+"""Where a homing run stands: step off the mark if on it, seek it, give up after 1.2 turns.
 
-Pure logic. The caller makes one step per ``update`` answer STEP and reads the
-sensor again only after that step has left the driver, so the floor stops at the
-same step every time it approaches the mark from the same side at the same speed.
+Pure logic. The steps are queued at home speed like any move, so the floor homes at
+the same speed however busy the loop is; the *stepper port* ends the pulses itself
+on the step the sensor's edge arrives (on the Pico a hard interrupt on the home pin
+stops the PIO), so the floor stops at the same step every time it approaches the mark
+from the same side, whatever the loop was doing then.
 """
 
-STEP, DONE, FAIL = "step", "done", "fail"
-
-LEAVING, SEEKING, FOUND, FAILED = "leaving", "seeking", "found", "failed"
+LEAVING, SEEKING = "leaving", "seeking"
 
 
 class Homing:
@@ -16,27 +16,8 @@ class Homing:
         # forgives a sensor whose window starts just behind the start position.
         self.limit = steps_per_rev * 12 // 10
         self.phase = None
-        self.steps = 0
+        self.queued = 0            # steps handed to the port so far
 
-    def update(self, sensor_active):
-        """Next thing to do given the sensor now: STEP, DONE or FAIL."""
-        if self.phase is None:
-            # Starting on the mark: first step off it, then approach it properly.
-            self.phase = LEAVING if sensor_active else SEEKING
-        if self.phase == LEAVING:
-            if sensor_active:
-                return self._step()
-            self.phase = SEEKING
-        if self.phase == SEEKING:
-            if sensor_active:
-                self.phase = FOUND
-                return DONE
-            return self._step()
-        return DONE if self.phase == FOUND else FAIL
-
-    def _step(self):
-        if self.steps >= self.limit:
-            self.phase = FAILED
-            return FAIL
-        self.steps += 1
-        return STEP
+    def start(self, sensor_active):
+        """Starting on the mark: first step off it, then approach it properly."""
+        self.phase = LEAVING if sensor_active else SEEKING

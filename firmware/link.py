@@ -21,16 +21,25 @@ class Link:
         self.replies = {}          # seq -> reply frame, the last REPLAY_DEPTH of them
         self.want_repl = False
         self.on_execute = None     # optional hook(mtype, payload), a journal for tests
-        self._last_event = None
+        # state, fault and homed the last EVENT told (-1: none yet); ints, so that
+        # event() can compare them on every loop pass without allocating
+        self._ev_state = self._ev_fault = self._ev_homed = -1
 
     def feed(self, data):
         """Bytes from the host in, list of frames to send back out."""
         out = []
-        for seq, mtype, payload in self.decoder.feed(data):
-            reply = self.handle(seq, mtype, payload)
+        for b in data:
+            reply = self.feed_byte(b)
             if reply:
                 out.append(reply)
         return out
+
+    def feed_byte(self, b):
+        """One byte from the host in; the reply frame it completes, else None."""
+        frame = self.decoder.feed_byte(b)
+        if frame is None:
+            return None
+        return self.handle(frame[0], frame[1], frame[2])
 
     def handle(self, seq, mtype, payload):
         if mtype == P.HELLO:
@@ -60,10 +69,13 @@ class Link:
     def event(self):
         """An EVENT frame when state, fault or homed changed since the last one, else None."""
         floor = self.floor
-        key = (floor.state, floor.fault, floor.homed)
-        if key == self._last_event or not self.expected:
+        homed = 1 if floor.homed else 0
+        if not self.expected or (floor.state == self._ev_state and floor.fault == self._ev_fault
+                                 and homed == self._ev_homed):
             return None
-        self._last_event = key
+        self._ev_state = floor.state
+        self._ev_fault = floor.fault
+        self._ev_homed = homed
         return P.encode_frame(0, P.EVENT, floor.status_payload())
 
     def _execute(self, seq, mtype, payload):

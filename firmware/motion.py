@@ -3,34 +3,59 @@
 Pure logic (no machine/rp2): the Pico's PIO and the simulated Pico both consume it.
 Speed at step i is the smallest of: what acceleration allows from standstill,
 the top speed, and what still lets the floor brake to a stop at the last step.
+
+The square roots are worked out once per CONFIG into a table of intervals
+(``ramp_table``); a step then costs two table look-ups and a comparison. On the
+RP2040 a float is an object on the heap, so computing each step's interval afresh
+would allocate on every step and wake the garbage collector mid-move.
 """
 import math
+from array import array
 
 MIN_SPEED = 20.0   # steps/s; keeps the very first interval from being endless
+MAX_TABLE = 1024   # ramp steps kept (4 KiB); a longer ramp cruises a little below top speed
+
+
+def ramp_table(top_speed, acceleration, min_speed=MIN_SPEED):
+    """Intervals (us) of the ramp from standstill: entry k is step k's interval when
+    speeding up, the last entry the cruise interval."""
+    two_a = 2.0 * float(acceleration)
+    top = float(top_speed)
+    low = min(float(min_speed), top)
+    n = int(top * top / two_a) + 1
+    if n > MAX_TABLE:
+        n = MAX_TABLE
+    table = array("I", range(n))          # same on CPython and MicroPython
+    for k in range(n):
+        v = min(math.sqrt(two_a * (k + 1)), top)
+        table[k] = int(1000000 / (v if v > low else low))
+    return table
 
 
 class Ramp:
-    def __init__(self, steps, top_speed, acceleration, min_speed=MIN_SPEED):
+    def __init__(self, steps, top_speed, acceleration, min_speed=MIN_SPEED, table=None):
         self.steps = int(steps)
         self.top_speed = float(top_speed)
         self.two_a = 2.0 * float(acceleration)
-        self.min_speed = min(float(min_speed), self.top_speed)
+        self.table = table if table is not None else ramp_table(top_speed, acceleration, min_speed)
+        self.last = len(self.table) - 1
         self.done = 0
 
-    def speed_at(self, i):
-        """Speed in steps/s for step ``i`` (0-based)."""
-        v_up = math.sqrt(self.two_a * (i + 1))
-        v_down = math.sqrt(self.two_a * (self.steps - i))
-        v = min(v_up, v_down, self.top_speed)
-        return v if v > self.min_speed else self.min_speed
-
     def next_interval_us(self):
-        """Microseconds from this step to the next, or None once every step is handed out."""
-        if self.done >= self.steps:
+        """Microseconds from this step to the next, or None once every step is handed out.
+
+        Allocation-free: small ints and array look-ups only.
+        """
+        i = self.done
+        if i >= self.steps:
             return None
-        v = self.speed_at(self.done)
-        self.done += 1
-        return int(1000000 / v)
+        self.done = i + 1
+        last = self.last
+        table = self.table
+        up = table[i if i < last else last]             # speeding up from the start
+        j = self.steps - 1 - i
+        down = table[j if j < last else last]           # braking towards the end
+        return up if up > down else down
 
     def remaining(self):
         return self.steps - self.done

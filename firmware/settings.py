@@ -4,13 +4,14 @@ GP numbers are the RP2040's GPIO numbers (the "GPx" labels on a Pi Pico), not th
 physical header pins. docs/firmware.md shows the wiring to the stepper driver.
 """
 
-FIRMWARE_VERSION = "1.0.0"
+FIRMWARE_VERSION = "2.0.0"
 
 # Stepper driver in step/dir mode (A4988, DRV8825 or TMC2209).
 STEP_PIN = 2            # GP2  -> driver STEP
 DIR_PIN = 3             # GP3  -> driver DIR
 ENABLE_PIN = 4          # GP4  -> driver EN (active low: 0 = coils powered)
-ENABLE_ACTIVE_LOW = True
+ENABLE_ACTIVE_LOW = True # fit a 10 kOhm pull-up GP4 -> 3V3: the pin floats (or is pulled down)
+                         # while the Pico boots, and low would mean "coils on"
 
 # Home mark: a hall sensor (A3144) or slotted optical switch, open collector to GND.
 HOME_PIN = 6            # GP6  <- home sensor output, internal pull-up
@@ -40,3 +41,11 @@ MAX_MOVE = 2 * 3200     # a single move longer than two revolutions is refused
 
 # Seconds without any frame from the host after which the LED shows "waiting".
 HOST_SILENT_S = 2
+
+# The watchdog resets the Pico when the main loop stops feeding it for this long
+# (Klipper's RP2040 build uses about the same). The loop never blocks: USB writes
+# wait in a ring buffer of TX_BUFFER bytes instead.
+WATCHDOG_MS = 350
+TX_BUFFER = 512
+# Bytes read from the host per loop pass at most, so the step FIFO is topped up often.
+RX_PER_PASS = 64

@@ -3,9 +3,13 @@
 The host speaks ants; the Pico speaks steps from its home mark. The host keeps the
 *goal* — where the game says the floor should stand, in steps from home — and only
 ever sends absolute targets (MOVE_TO goal), so a command sent twice, or again after
-a reconnect, can never turn the floor twice. Whenever the link comes (back) up the
-floor is configured, homed and sent to the goal, so after an unplug mid-turn the
-floor ends where the game expects it.
+a reconnect, can never turn the floor twice.
+
+The floor never moves unasked: whenever the link comes (back) up the Pico is only
+configured. A turn the Pico refuses as "not homed" (after a connect, a power cut or
+a fault) homes first and then heads for the goal the shortest way round, so the
+floor ends where the game expects it. ``home_on_connect = true`` homes (and returns
+to the goal) at once on every connect instead.
 
 Status follows the other back-ends: ``fault`` is a sentence for the tablet,
 ``last_move`` = {ants, direction | steps | home, result: moving/done/stopped/fault};
@@ -31,6 +35,8 @@ FAULTS = {
     "home_not_found": "home not found within 1.2 turns of the floor: turn it by hand",
     "stall": "the floor is stuck (stall): turn it by hand",
     "move_timeout": "the floor did not finish its turn in time: turn it by hand",
+    "jam": "the floor is jammed (its home mark was not where the motor's steps put it): "
+           "free it and turn it by hand",
     "wrong_firmware": "the Pico needs the firmware of this potionpi (`potionpi firmware flash`): "
                       "turn the floor by hand",
 }
@@ -42,10 +48,10 @@ class SerialForestFloor(ForestFloor):
     def __init__(self, *, ants_around: int, steps_per_ant: float, top_speed: float,
                  acceleration: float, homing_speed: float, invert_direction: bool,
                  serial_port: str, timings: LinkTimings | None = None,
-                 home_on_connect: bool = True):
+                 home_on_connect: bool = False):
         """Speeds in steps per second, acceleration in steps per second². ``serial_port``
         empty: find the Pico by its USB vendor id. ``timings``: the link's time limits
-        (tests shrink them). ``home_on_connect`` False only for tests of a bare link."""
+        (tests shrink them). ``home_on_connect``: home at once on every connect."""
         super().__init__(ants_around, steps_per_ant)
         self.steps_per_rev = round(self.steps_per_ant * self.ants_around)
         self.top_speed = max(1, int(top_speed))
@@ -54,6 +60,10 @@ class SerialForestFloor(ForestFloor):
         self.invert = bool(invert_direction)
         self.home_on_connect = bool(home_on_connect)
         self.fault_code: str | None = None
+        # The Pico's jam watch needs the true steps per turn; calibration nudges
+        # (move_steps) run on a guess, so they turn it off and a turn turns it on again.
+        self.jam_watch = True
+        self._sent_watch: bool | None = None   # what the Pico was last configured with
         self._goal = 0.0                   # steps from home where the game wants the floor
         self._pico: dict[str, Any] | None = None
         self._pending_move = False         # a move asked for that the Pico has not confirmed
@@ -62,6 +72,8 @@ class SerialForestFloor(ForestFloor):
         self._homes_asked = 0
         self._homes_answered = 0
         self._resyncing = False            # between (re)connecting and reaching the goal again
+        self._home_cut = False             # a homing the game asked for was cut short by the link
+        self._move_from: float | None = None   # the goal (steps from home) the current turn began at
         self._epoch = 0                    # counts connections; a resync belongs to one
         self._stop_generation = 0
         self._seen: tuple[Any, ...] | None = None
@@ -77,12 +89,15 @@ class SerialForestFloor(ForestFloor):
                     timings: LinkTimings | None = None) -> "SerialForestFloor":
         """From the ``[forest_floor]`` section; ``serial_port`` overrides the configured one
         (a simulated Pico's pseudo-terminal)."""
+        if timings is None:
+            timings = LinkTimings(heartbeat_s=section["link_heartbeat_s"],
+                                  lost_after_s=section["link_lost_after_s"])
         return cls(ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
                    top_speed=section["top_speed"], acceleration=section["acceleration"],
                    homing_speed=section["homing_speed"],
                    invert_direction=section["invert_direction"],
                    serial_port=section["serial_port"] if serial_port is None else serial_port,
-                   timings=timings)
+                   timings=timings, home_on_connect=section["home_on_connect"])
 
     # --- the ForestFloor interface -------------------------------------------
     def stop(self) -> None:
@@ -98,6 +113,10 @@ class SerialForestFloor(ForestFloor):
     @property
     def position(self) -> float:
         steps = self._pico["position"] if self._pico else self._goal
+        if self.fault_code == "jam" and self._move_from is not None:
+            # The Pico counts the steps it sent; a jammed floor did not follow them. Where
+            # the move began is the last place the floor is known to have stood.
+            steps = self._move_from
         return (steps / self.steps_per_ant) % self.ants_around
 
     def status(self) -> dict[str, Any]:
@@ -125,12 +144,15 @@ class SerialForestFloor(ForestFloor):
         """Never busy: a turn asked for while another runs moves the goal on."""
 
     def _plan_turn(self, ants: int) -> Launch:
+        self.jam_watch = True
         return self._plan_move(ants * self.steps_per_ant)
 
     def _plan_steps(self, steps: int) -> Launch:
+        self.jam_watch = False
         return self._plan_move(float(steps))
 
     def _plan_move(self, steps: float) -> Launch:
+        self._move_from = self._goal       # where the game had the floor when this turn began
         self._goal += steps
         self._pending_move = True
         return self._job("move")
@@ -177,14 +199,23 @@ class SerialForestFloor(ForestFloor):
                 state = HOMING      # connected, but not homed and back at the goal yet
             elif state in (IDLE, FAULT) and self._pending_move:
                 state = MOVING      # asked to turn; the Pico just has not heard yet
-            self.state = state
+            if (state == HOMING and self.last_move and self.last_move["result"] == "moving"
+                    and "home" not in self.last_move):
+                state = MOVING      # homing first, as part of the master's turn: hands off
             code = pico["fault"]
-            self._set_fault(None if state != FAULT else
-                            P.FAULT_NAMES[code] if code < len(P.FAULT_NAMES) else "fault")
-        if self.state == FAULT:
+            if state == FAULT:
+                # a jam, a stall, a lost mark: the move ends as "fault" with a sentence
+                name = (P.FAULT_NAMES[code] if 0 < code < len(P.FAULT_NAMES) else None) or "fault"
+                self.fault_code = name
+                self._come_to_rest("fault", fault=FAULTS.get(name, name))
+            elif state == IDLE:
+                self.fault_code = None
+                self._come_to_rest("done")
+            else:
+                self.state = state
+                self._set_fault(None)
+        if self.state == FAULT and self.link.state == WRONG_FIRMWARE:
             self._finish_move("fault")
-        elif self.state == IDLE:
-            self._finish_move("done")
         self._changed.notify_all()
         seen = (self.state, self.fault, pico and pico["position"], pico and pico["homed"],
                 self._resyncing, self.last_move and self.last_move["result"])
@@ -206,8 +237,18 @@ class SerialForestFloor(ForestFloor):
                 # floor or make the Pico forget home; keep the last position for the
                 # tablet but trust it again only after the next homing.
                 self._pico = dict(self._pico, homed=False)
+            if (state != CONNECTED and self.last_move and self.last_move.get("home")
+                    and self.last_move["result"] == "moving"):
+                # A homing the game asked for, cut short: it is not over until the resync
+                # after reconnecting has homed again (no status may end it before).
+                self._home_cut = True
+                self._homes_answered = min(self._homes_answered, self._homes_asked - 1)
             if state == CONNECTED:
                 self._resyncing = self.home_on_connect
+                if self.last_move and self.last_move["result"] == "moving" and "home" not in self.last_move:
+                    # a turn the link dropped in the middle of: the resync carries it on
+                    self._pending_move = True
+                self._sent_watch = None
                 self._epoch += 1
                 if self.fault_code == "wrong_firmware":
                     self._set_fault(None)
@@ -262,12 +303,33 @@ class SerialForestFloor(ForestFloor):
                     self._resyncing = False
             self._rederive()
 
+    def _configure(self) -> None:
+        """CONFIG: the motion settings, the direction and whether to watch for jams."""
+        watch = self.jam_watch
+        flags = (P.FLAG_INVERT if self.invert else 0) | (0 if watch else P.FLAG_NO_JAM_WATCH)
+        reply = self.link.request(P.CONFIG, P.pack_config(
+            self.steps_per_rev, self.top_speed, self.acceleration, self.home_speed,
+            2 * self.steps_per_rev, flags))
+        if reply.ok:
+            self._sent_watch = watch
+        else:
+            log.warning("the Pico refused its configuration: %s", reply.error)
+
     def _configure_home_and_return(self) -> None:
         generation = self._stop_generation
-        self.link.request(P.CONFIG, P.pack_config(
-            self.steps_per_rev, self.top_speed, self.acceleration, self.home_speed,
-            2 * self.steps_per_rev, P.FLAG_INVERT if self.invert else 0))
+        self._configure()
         if not self.home_on_connect:
+            # Only what was asked for and cut short by the link: a homing, then a turn.
+            if generation != self._stop_generation:
+                return
+            if self._home_cut:
+                self._home_cut = False
+                with self._lock:
+                    asked = self._homes_asked
+                if not self._home_and_wait(asked):
+                    return
+            if self._pending_move and generation == self._stop_generation:
+                self._move()
             return
         # No last_move of its own: the game did not ask for this homing, and the table
         # treats a finished move as "the floor turned". A turn cut short by an unplug
@@ -275,14 +337,17 @@ class SerialForestFloor(ForestFloor):
         if not self._home_and_wait():
             return
         with self._lock:
-            # Home is step 0 again: take the shortest way to the same spot on the rim.
-            goal = self._goal % self.steps_per_rev
-            if goal > self.steps_per_rev / 2:
-                goal -= self.steps_per_rev
-            self._goal = goal
+            self._goal_from_home()
             self._pending_move = generation == self._stop_generation
         if self._pending_move:
             self._move()
+
+    def _goal_from_home(self) -> None:
+        """Home is step 0 again (lock held): the shortest way to the same spot on the rim."""
+        goal = self._goal % self.steps_per_rev
+        if goal > self.steps_per_rev / 2:
+            goal -= self.steps_per_rev
+        self._goal = goal
 
     def _home_and_wait(self, asked: int | None = None) -> bool:
         """HOME and wait until homing ends. True when the floor is homed.
@@ -312,19 +377,29 @@ class SerialForestFloor(ForestFloor):
 
     def _move(self) -> None:
         if self.link.state != CONNECTED:
-            return                  # the resync after reconnecting heads for the goal
+            return                  # the next connect's resync (or the next turn) heads for the goal
+        generation = self._stop_generation
+        if self._sent_watch != self.jam_watch:
+            self._configure()
         with self._lock:
             goal = round(self._goal)
         reply = self.link.request(P.MOVE_TO, P.pack_move_to(goal))
         if reply.error == "not_homed":
-            with self._lock:
-                self._pending_move = False
-            if self.home_on_connect and (self._pico or {}).get("state") != P.FAULTED:
+            # Not homed (a fresh connect, a power cut, a fault): home first, then the turn,
+            # the shortest way round to where the game expects the floor.
+            homed = self._home_and_wait()
+            if homed and generation == self._stop_generation:
                 with self._lock:
-                    self._resyncing = True
-                self._jobs.put(("resync", self._epoch))
-            self._rederive()
-        elif reply.error:
+                    self._goal_from_home()
+                    goal = round(self._goal)
+                reply = self.link.request(P.MOVE_TO, P.pack_move_to(goal))
+            else:
+                # the homing faulted (its fault ends the turn) or a stop came in between
+                with self._lock:
+                    self._pending_move = False
+                self._rederive()
+                return
+        if reply.error:
             log.warning("forest floor refused the turn: %s", reply.error)
             with self._lock:
                 self._pending_move = False

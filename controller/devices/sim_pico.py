@@ -6,7 +6,7 @@ and talks through a real pty, so the host opens it with pyserial exactly like
 /dev/ttyACM0. Its port is a stable symlink that survives simulated unplugs, as a
 udev name would. Faults can be injected while it runs: drop or corrupt frames,
 add noise and delay, go silent, unplug and replug, reset, jam or stall the motor,
-remove the home mark.
+remove the home mark, jam the floor (``jam()``: the pulses go on, the disc stays).
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ class PhysicalFloor:
         self.home_width = home_width
         self.steps = start            # unwrapped, positive = clockwise
         self.magnet = True            # False: the home mark fell off
-        self.jammed = False           # True: pulses go out, the disc does not turn
+        self.jammed = False           # True: pulses go out, the disc does not turn (a jam)
         self.stall_signal = False     # True: the driver's DIAG output is raised
 
     def home_active(self) -> bool:
@@ -112,16 +112,28 @@ class SimStepper:
         self.forward = True
         self.enabled = False
         self.pulses = 0
+        self.frozen = False           # True: nothing takes the pulses (a hung PIO)
+        self._seen = False            # the mark's edge came since mark_seen() last asked
+        self._armed = False           # homing: end the pulses on the mark's edge
+        self._stopped = False
 
     def update(self) -> None:
         now = self.clock()
-        while self.fifo and now >= self.next_due:
-            if self.physical.jammed:
+        while self.fifo and now >= self.next_due and not self._stopped:
+            if self.frozen:
                 return
             interval = self.fifo.popleft()
-            self.physical.steps += 1 if self.forward else -1
+            before = self.physical.home_active()
+            if not self.physical.jammed:           # jammed: the pulse goes out, the disc stays
+                self.physical.steps += 1 if self.forward else -1
             self.pulses += 1
             self.next_due += interval / 1e6
+            if self.physical.home_active() and not before:
+                # the sensor's edge: the Pico's hard interrupt notes it, and stops the PIO
+                self._seen = True
+                if self._armed:
+                    self._armed = False
+                    self._stopped = True
 
     def room(self) -> int:
         return self.FIFO_DEPTH - len(self.fifo)
@@ -137,7 +149,20 @@ class SimStepper:
     def abort(self) -> int:
         dropped = len(self.fifo)
         self.fifo.clear()
+        self._stopped = False
         return dropped
+
+    def mark_seen(self) -> bool:
+        seen = self._seen or self.physical.home_active()
+        self._seen = False
+        return seen
+
+    def stop_at_mark(self, on: bool) -> None:
+        self._stopped = False
+        self._armed = on
+
+    def stopped_at_mark(self) -> bool:
+        return self._stopped
 
     def set_direction(self, forward: bool) -> None:
         self.forward = forward
@@ -246,6 +271,15 @@ class SimPico:
 
     def resume(self) -> None:
         self.faults.silent = False
+
+    def jam(self, on: bool = True) -> None:
+        """The floor sticks: the pulses go out, the disc does not turn (the Pico's jam
+        watch reports it as fault ``jam`` once a move should pass the home mark)."""
+        self.physical.jammed = on
+
+    def freeze_pulses(self, on: bool = True) -> None:
+        """Nothing takes the step pulses (a hung PIO): the move overruns its time."""
+        self.stepper.frozen = on
 
     def unplug(self, power_loss: bool = True) -> None:
         """Pull the USB cable. With ``power_loss`` the Pico loses power and forgets everything."""
@@ -397,7 +431,7 @@ def start_sim_pico(faults: Faults | FaultSettings | None = None, *, steps_per_re
     """
     if isinstance(faults, dict):
         faults = Faults(**faults)
-    # Just short of the home mark, so the daemon's first homing takes a moment, not a turn.
+    # Just short of the home mark, so the first homing (the first turn's) takes a moment, not a turn.
     if start is None:
         start = steps_per_rev - max(1, steps_per_rev // 64)
     sim = SimPico(faults=faults, steps_per_rev=steps_per_rev, start=start)

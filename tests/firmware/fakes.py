@@ -26,7 +26,11 @@ class FakeStepper:
         self.enabled = False
         self.magnet = True
         self.stall = False
-        self.jammed = False
+        self.jammed = False         # the disc is stuck: pulses go out, it does not turn
+        self.frozen = False         # the pulses never go out (nothing takes them)
+        self.latched = False        # the sensor saw the mark since mark_seen() last asked
+        self.armed = False          # stop_at_mark: end the pulses on the mark's edge
+        self.stopped = False
 
     def room(self):
         return self.FIFO_DEPTH - len(self.fifo)
@@ -41,6 +45,7 @@ class FakeStepper:
     def abort(self):
         dropped = len(self.fifo)
         self.fifo.clear()
+        self.stopped = False
         return dropped
 
     def set_direction(self, forward):
@@ -55,13 +60,35 @@ class FakeStepper:
     def stall_active(self):
         return self.stall
 
+    def mark_seen(self):
+        seen = self.latched or self.home_active()
+        self.latched = False
+        return seen
+
+    def stop_at_mark(self, on):
+        self.armed = on
+        self.stopped = False
+
+    def stopped_at_mark(self):
+        return self.stopped
+
     def drain(self, n=None):
-        if self.jammed:
+        """Let ``n`` queued steps (default: all) go out, as the PIO would."""
+        if self.frozen:
             return
         count = len(self.fifo) if n is None else min(n, len(self.fifo))
         for _ in range(count):
+            if self.stopped:
+                return                   # the pulses ended on the mark's edge
             self.fifo.pop(0)
-            self.steps += 1 if self.forward else -1
+            before = self.home_active()
+            if not self.jammed:
+                self.steps += 1 if self.forward else -1
+            if self.home_active() and not before:          # the sensor's edge
+                self.latched = True
+                if self.armed:
+                    self.armed = False
+                    self.stopped = True
 
 
 def run(floor, stepper, clock, until=("idle", "fault"), limit=100000, tick_ms=1):

@@ -45,6 +45,7 @@ class Stepper:
         self.steps = 37
         self.forward = True
         self.intervals = []
+        self.latched = self.armed = self.stopped = False
 
     def room(self):
         return 8 - len(self.fifo)
@@ -59,7 +60,20 @@ class Stepper:
     def abort(self):
         n = len(self.fifo)
         self.fifo = []
+        self.stopped = False
         return n
+
+    def mark_seen(self):
+        seen = self.latched or self.home_active()
+        self.latched = False
+        return seen
+
+    def stop_at_mark(self, on):
+        self.armed = on
+        self.stopped = False
+
+    def stopped_at_mark(self):
+        return self.stopped
 
     def set_direction(self, fwd):
         self.forward = fwd
@@ -74,9 +88,15 @@ class Stepper:
         return False
 
     def drain(self):
-        while self.fifo:
+        while self.fifo and not self.stopped:
             self.fifo.pop(0)
+            before = self.home_active()
             self.steps += 1 if self.forward else -1
+            if self.home_active() and not before:
+                self.latched = True
+                if self.armed:
+                    self.armed = False
+                    self.stopped = True
 
 
 def session():

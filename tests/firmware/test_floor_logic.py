@@ -38,13 +38,30 @@ def test_homing_without_a_mark_is_a_fault_after_1_2_turns(rig):
     assert not floor.homed and not stepper.enabled
 
 
-def test_the_homing_state_machine_alone(fw):
-    h = fw.homing.Homing(100)
-    answers = [h.update(False) for _ in range(120)]
-    assert answers == ["step"] * 120
-    assert h.update(False) == "fail" and h.update(True) == "fail"
-    h = fw.homing.Homing(100)
-    assert [h.update(s) for s in (True, True, False, False, True)] == ["step", "step", "step", "step", "done"]
+def test_homing_keeps_the_fifo_full_so_its_speed_does_not_depend_on_the_loop(fw, rig):
+    # 123 steps to the mark: the loop only tops the 8-word FIFO up, never one step a pass.
+    floor, stepper, clock = rig
+    passes = 0
+    floor.home()
+    while floor.state == P.HOMING:
+        floor.service()
+        stepper.drain()
+        passes += 1
+    assert floor.homed and stepper.steps == 160
+    assert passes <= 123 // 8 + 2
+    assert set(stepper.intervals) == {fw.motion.constant_interval_us(500)}   # home speed, steady
+
+
+def test_homing_stops_on_the_marks_edge_even_with_steps_still_queued(rig):
+    floor, stepper, clock = rig
+    floor.home()
+    floor.service()
+    while not stepper.stopped:
+        stepper.drain(1)                               # the port stops on the edge by itself
+        floor.service() if stepper.in_flight() == 0 else None
+    assert stepper.in_flight() > 0                     # pulses were still queued past the mark
+    floor.service()
+    assert floor.homed and floor.position() == 0 and stepper.steps == 160
 
 
 def test_a_new_home_clears_a_fault(rig):
@@ -160,6 +177,79 @@ def test_a_move_that_never_finishes_is_an_overlong_move_fault(rig):
     floor, stepper, clock = rig
     home(rig)
     floor.move_to(100)
-    stepper.jammed = True                              # pulses are never taken
+    stepper.frozen = True                              # pulses are never taken
     assert run(floor, stepper, clock, until=("fault",), tick_ms=10) == "fault"
     assert P.FAULT_NAMES[floor.fault] == "move_timeout"
+
+
+# --- jam watch ------------------------------------------------------------------------
+def test_moves_past_the_mark_either_way_are_no_jam(rig):
+    floor, stepper, clock = rig
+    home(rig)
+    for target in (300, 60, -100, 150, -10, 20):
+        assert floor.move_to(target) == 0
+        assert run(floor, stepper, clock) == "idle", target
+        assert floor.fault == P.NO_FAULT and floor.homed
+        assert stepper.steps - 160 == target
+
+
+def test_a_jammed_floor_that_should_pass_the_mark_is_a_jam(rig):
+    floor, stepper, clock = rig
+    home(rig)
+    floor.move_to(60)
+    run(floor, stepper, clock)
+    stepper.jammed = True                              # stuck off the mark; pulses go on
+    floor.move_to(200)                                 # passes step 160, the mark's place
+    assert run(floor, stepper, clock) == "fault"
+    assert P.FAULT_NAMES[floor.fault] == "jam"
+    assert not floor.homed and not stepper.enabled
+    assert 160 + 10 < floor.position() <= 160 + 10 + 8 + 1     # just past the window
+    assert floor.move_to(0) == P.ERR_NOT_HOMED
+
+
+def test_a_jammed_floor_still_on_the_mark_is_a_jam(rig):
+    floor, stepper, clock = rig
+    home(rig)
+    stepper.jammed = True                              # the sensor keeps seeing the mark
+    floor.move_to(100)
+    assert run(floor, stepper, clock) == "fault"
+    assert P.FAULT_NAMES[floor.fault] == "jam"
+    assert floor.position() < 100
+
+
+def test_a_floor_that_slipped_meets_the_mark_in_the_wrong_place(rig):
+    floor, stepper, clock = rig
+    home(rig)
+    floor.move_to(100)
+    run(floor, stepper, clock)
+    stepper.steps += 30                                # it was pushed on 30 steps unseen
+    floor.move_to(150)                                 # the mark comes at 130: 30 too early
+    assert run(floor, stepper, clock) == "fault"
+    assert P.FAULT_NAMES[floor.fault] == "jam"
+
+
+def test_a_leg_that_ends_near_the_mark_is_not_judged(rig):
+    # A calibration nudge may stop short of the mark: no verdict until it is passed.
+    floor, stepper, clock = rig
+    home(rig)
+    floor.move_to(150)
+    run(floor, stepper, clock)
+    stepper.jammed = True
+    floor.move_to(158)                                 # inside the window, short of 160
+    assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
+
+
+def test_with_the_jam_watch_off_a_guessed_turn_never_jams(fw, rig):
+    # Calibrating: the host believes 128 steps a turn, the floor really takes 160.
+    floor, stepper, clock = rig
+    cfg = dict(steps_per_rev=128, top_speed=2000, acceleration=20000, home_speed=500,
+               max_move=320, flags=P.FLAG_NO_JAM_WATCH)
+    assert floor.configure(cfg) == 0 and not floor.jam_watch
+    home(rig)
+    floor.move_to(200)                                 # meets the real mark at 160, 32 off 128
+    assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
+    cfg["flags"] = 0                                   # the same with the watch on: a jam
+    assert floor.configure(cfg) == 0 and floor.jam_watch
+    home(rig)
+    floor.move_to(200)
+    assert run(floor, stepper, clock) == "fault" and P.FAULT_NAMES[floor.fault] == "jam"

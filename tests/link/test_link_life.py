@@ -21,7 +21,7 @@ def test_first_connection_homes_the_floor_and_reports_link_state(sim, make_floor
     status = floor.status()
     assert status["link"]["state"] == "connected"
     assert status["link"]["protocol"] == P.PROTOCOL_VERSION
-    assert status["link"]["firmware"].startswith("1.0.0")
+    assert status["link"]["firmware"] == sim.fw.settings.FIRMWARE_VERSION + "-sim"
     assert status["position"] == 0.0 and sim.physical.angle_steps() == 0
     assert sim.homings == 1
 
@@ -272,7 +272,7 @@ def test_calibration_runs_over_the_serial_floor(sim, make_floor):
 def test_a_motor_that_takes_no_steps_becomes_an_overlong_move_fault(sim, make_floor):
     floor = make_floor()
     assert wait_for(lambda: ready(floor))
-    sim.physical.jammed = True                            # pulses go nowhere (a hung PIO, say)
+    sim.freeze_pulses()                                   # pulses go nowhere (a hung PIO, say)
     floor.rotate(3, "clockwise")
     assert wait_for(lambda: floor.state == "fault", timeout=5)
     status = floor.status()

@@ -1,0 +1,114 @@
+"""The serial floor by default (``home_on_connect = false``): it never moves unasked,
+the master's turn homes first, a jam reaches the tablet as a fault with a sentence."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from controller.config import ConfigError, section
+from controller.devices.floor_serial import SerialForestFloor
+
+from .conftest import wait_for
+
+
+def connected(floor):
+    return floor.link.state == "connected"
+
+
+def test_connecting_moves_nothing(sim, make_floor):
+    start = sim.physical.steps
+    floor = make_floor(home_on_connect=False)
+    assert wait_for(lambda: connected(floor))
+    time.sleep(0.3)                                       # a while connected, heartbeats going
+    assert sim.physical.steps == start and sim.stepper.pulses == 0
+    assert sim.homings == 0 and sim.executed(0x05) == []  # no HOME was ever sent
+    status = floor.status()
+    assert status["state"] == "idle" and not status["homed"] and status["last_move"] is None
+
+
+def test_the_masters_first_turn_homes_then_turns(sim, make_floor):
+    floor = make_floor(home_on_connect=False)
+    assert wait_for(lambda: connected(floor))
+    states = []
+    floor.on_change(lambda s: states.append(s["state"]))
+    floor.rotate(3, "clockwise")
+    assert floor.wait_idle(10)
+    assert sim.homings == 1
+    assert floor.status()["last_move"] == {"ants": 3, "direction": "clockwise", "result": "done"}
+    assert sim.floor_ants(10) == 3.0 and floor.position == 3.0     # 3 ants from the home mark
+    # the homing is part of the turn: the tablet sees the floor turning (hands off) until done
+    assert set(states[:-1]) == {"moving"} and states[-1] == "idle"
+    floor.rotate(2, "counter_clockwise")                 # homed now: no second homing
+    assert floor.wait_idle(10) and sim.homings == 1 and sim.floor_ants(10) == 1.0
+
+
+def test_the_serial_back_end_sends_its_homing_speed(sim, make_floor):
+    floor = make_floor(home_on_connect=False, homing_speed=700.0)
+    assert wait_for(lambda: connected(floor) and sim.floor.home_speed == 700)
+    floor.home()
+    assert floor.wait_idle(10) and floor.status()["homed"]
+    # the Pico queued every homing step at 700 steps/s
+    assert sim.fw.motion.constant_interval_us(700) == sim.floor._home_interval
+
+
+def test_a_jam_ends_the_turn_as_a_fault_the_tablet_can_explain(sim, make_floor):
+    floor = make_floor(home_on_connect=False)
+    assert wait_for(lambda: connected(floor))
+    floor.rotate(12, "clockwise")
+    assert floor.wait_idle(10) and floor.state == "idle"
+    sim.jam()                                            # stuck at 12 ants; the pulses go on
+    floor.rotate(8, "clockwise")                         # should pass the home mark at 16
+    assert floor.wait_idle(10)
+    status = floor.status()
+    assert status["state"] == "fault" and status["fault_code"] == "jam"
+    assert "jammed" in status["fault"] and "by hand" in status["fault"]
+    assert status["last_move"] == {"ants": 8, "direction": "clockwise", "result": "fault"}
+    assert not status["homed"] and sim.floor_ants(10) == 12.0
+    # the tablet hears where the floor stuck, not how many steps the Pico sent
+    assert status["steps"] % 160 != 120 and floor.position == 12.0
+    # freed: the next turn homes again and clears the fault
+    sim.jam(False)
+    floor.rotate(1, "clockwise")
+    assert floor.wait_idle(10) and floor.state == "idle" and floor.fault is None
+    assert sim.homings == 2 and sim.floor_ants(10) == 5.0     # 12 + 8 + 1 = 21 = 5 round the rim
+
+
+def test_a_turn_cut_by_a_power_cut_is_carried_on_when_the_pico_is_back(sim, make_floor):
+    floor = make_floor(home_on_connect=False, top_speed=300.0, acceleration=3000.0)
+    assert wait_for(lambda: connected(floor))
+    floor.rotate(8, "clockwise")
+    assert wait_for(lambda: sim.homings == 1 and 10 <= sim.physical.angle_steps() <= 60)
+    sim.unplug()                                          # power lost mid-turn
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    sim.replug()
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=10)
+    assert sim.homings == 2 and sim.floor_ants(10) == 8.0
+    time.sleep(0.2)
+    assert floor.state == "idle" and sim.floor_ants(10) == 8.0
+
+
+def test_home_on_connect_and_the_link_limits_come_from_the_config():
+    cfg = section("forest_floor", home_on_connect=True, link_heartbeat_s=0.5, link_lost_after_s=3)
+    assert cfg["home_on_connect"] is True and cfg["link_lost_after_s"] == 3.0
+    floor = SerialForestFloor.from_config(cfg, serial_port="/nonexistent/ttyPICO")
+    try:
+        assert floor.home_on_connect
+        assert (floor.link.timings.heartbeat_s, floor.link.timings.lost_after_s) == (0.5, 3.0)
+    finally:
+        floor.close()
+    with pytest.raises(ConfigError, match="home_on_connect = 'yes' is not allowed; use true or false"):
+        section("forest_floor", home_on_connect="yes")
+    assert section("forest_floor")["home_on_connect"] is False
+
+
+def test_a_homing_cut_by_a_power_cut_is_done_again_when_the_pico_is_back(sim, make_floor):
+    floor = make_floor(home_on_connect=False, homing_speed=150.0)
+    assert wait_for(lambda: connected(floor))
+    floor.home()
+    assert wait_for(lambda: sim.homings == 1 and sim.stepper.pulses >= 5)
+    sim.unplug()                                          # power lost mid-homing
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    sim.replug()
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=10)
+    assert floor.status()["homed"] and sim.homings == 2 and sim.physical.angle_steps() == 0
