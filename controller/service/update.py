@@ -12,6 +12,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from types import EllipsisType
 from typing import IO, Callable
 
 from .install import UNIT_FILE, UNIT_NAME
@@ -25,15 +26,17 @@ def source_dir() -> Path | None:
     return here if (here / ".git").exists() and (here / "pyproject.toml").exists() else None
 
 
-def plan(*, python: str = sys.executable, checkout: Path | None = None,
+def plan(*, python: str = sys.executable, checkout: Path | None | EllipsisType = ...,
          service: bool | None = None, extras: str = "pi",
          euid: int | None = None, sudo_user: str | None = None) -> list[tuple[str, list[str]]]:
-    """(what, command) in order. ``service``: is the systemd unit installed?
+    """(what, command) in order. ``checkout``: the git working copy (None: installed by
+    pip; default: found). ``service``: is the systemd unit installed (default: looked up)?
 
     Run as the table's user, the service steps go through ``sudo``; run with ``sudo``, the
     software steps go back to that user, so the working copy never gets root-owned files.
     """
-    checkout = source_dir() if checkout is None else checkout
+    if isinstance(checkout, EllipsisType):          # not given: this potionpi's own
+        checkout = source_dir()
     service = Path(UNIT_FILE).exists() if service is None else service
     euid = os.geteuid() if euid is None else euid
     sudo_user = os.environ.get("SUDO_USER") if sudo_user is None else sudo_user

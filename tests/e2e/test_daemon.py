@@ -82,4 +82,5 @@ def test_without_gpio_and_without_sim_it_falls_back_to_simulated_devices(tmp_pat
     assert status == 200 and health["devices"]["simulated"] is True
     assert d.terminate() == 0
     out = d.output.decode()
-    assert "falling back to simulated devices" in out and "not a Raspberry Pi" in out
+    # said loudly, before anything else
+    assert out.startswith("!" * 72) and "SIMULATED DEVICES: this machine has no GPIO" in out

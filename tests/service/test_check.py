@@ -1,0 +1,68 @@
+"""`potionpi check` on simulated devices: every part passes; a broken part fails with its fix."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from controller.cli import main
+from controller.config import Config
+from controller.service.check import TableCheck, firmware_older, version_tuple
+
+PARTS = ["pin factory", "pins", "encoder", "beam", "colour sensor", "Pico", "floor homing"]
+
+
+def check_json(*args):
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "check", "--json", *args],
+                            capture_output=True, text=True, timeout=60)
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_every_check_passes_on_simulated_devices():
+    code, report = check_json("--sim")
+    assert code == 0 and report["ok"] is True and report["simulated"] is True
+    assert [c["name"] for c in report["checks"]] == PARTS
+    assert all(c["status"] == "pass" for c in report["checks"]), report
+    by_name = {c["name"]: c for c in report["checks"]}
+    assert "firmware 1.0.0-sim, protocol 1" in by_name["Pico"]["detail"]
+    assert "reading r=" in by_name["colour sensor"]["detail"]
+
+
+def test_a_broken_simulated_beam_fails_with_its_fix():
+    code, report = check_json("--sim", "--sim-fault", "beam")
+    assert code == 1 and report["ok"] is False
+    by_name = {c["name"]: c for c in report["checks"]}
+    assert by_name["beam"]["status"] == "fail"
+    assert by_name["beam"]["detail"] == "no drop seen"
+    assert "BCM 22" in by_name["beam"]["fix"]
+    # only the beam: the rest of the table is fine
+    assert [c["name"] for c in report["checks"] if c["status"] != "pass"] == ["beam"]
+
+
+def test_text_output_is_a_line_per_part(capsys):
+    assert main(["check", "--sim", "--sim-fault", "encoder"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  encoder: no notch seen\n      fix: check the encoder's A and B wires (BCM 17 and 27)" in out
+    assert "PASS  beam: a drop was seen" in out
+    assert out.rstrip().endswith("1 check(s) failed")
+
+
+def test_one_pin_used_twice_is_named(tmp_path):
+    config = Config.defaults()
+    config["cauldron"]["beam"] = 17
+    results = TableCheck(config, sim=True).run()
+    pins = next(r for r in results if r.name == "pins")
+    assert pins.status == "fail"
+    assert pins.detail == "BCM 17 is used by cauldron.encoder_a and cauldron.beam"
+
+
+def test_sim_fault_needs_sim(capsys):
+    assert main(["check", "--sim-fault", "beam"]) == 2
+    assert "use it with --sim" in capsys.readouterr().err
+
+
+def test_firmware_versions_compare_as_numbers():
+    assert version_tuple("1.10.0-sim") == (1, 10, 0)
+    assert firmware_older("1.9.2", "1.10.0")
+    assert not firmware_older("1.0.0-sim", "1.0.0")
+    assert not firmware_older(None, "1.0.0") and not firmware_older("dev", "1.0.0")
