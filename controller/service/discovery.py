@@ -59,10 +59,10 @@ def terminal_qr(url: str) -> str:
 
 
 def svg_qr(url: str) -> str:
-    """``url`` as an inline SVG QR code (dark on white, 8 px modules: a phone reads it
-    from across the table)."""
+    """``url`` as an inline SVG QR code that scales to its box (no fixed size: the page
+    makes it as wide as the screen allows)."""
     out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=8, border=2, xmldecl=False,
+    segno.make(url, error="m").save(out, kind="svg", border=2, xmldecl=False, omitsize=True,
                                      svgns=True, title=f"QR code of {url}")
     return out.getvalue().decode()
 
