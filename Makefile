@@ -1,5 +1,7 @@
-# potionpi — `make run` plays on simulated devices, `make test` runs everything,
-# `make lint` type-checks the host and the firmware.
+# potionpi — `make` builds the venv, `make run` starts the table this machine has
+# (simulated where there is no GPIO, said loudly), `make sim` always simulated,
+# `make test` runs everything, `make lint` type-checks the host and the firmware.
+# On a Pi: `make`, then `sudo .venv/bin/potionpi install` runs it as a service.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -15,14 +17,15 @@ FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py
 # kind marks them with the same xdist_group and they share one worker.
 PYTEST_ARGS ?= -n auto --dist loadgroup
 
-.PHONY: run test bench lint clean
+.PHONY: all run sim test bench lint clean
+.DEFAULT_GOAL := all
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall only when the project description changes. `make run` needs only the
-# runtime (plus the GPIO libraries on a Pi); `make test` adds the test tools.
+# runtime (plus lgpio and smbus2 on a Pi: the `pi` extra); `make test` adds the test tools.
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[pi]'
 	touch $(STAMP_RUN)
@@ -35,7 +38,15 @@ $(STAMP_STUBS): | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade --target $(MP_STUBS) 'micropython-rp2-rpi-pico-stubs>=1.22'
 	touch $(STAMP_STUBS)
 
+all: $(STAMP_RUN)
+	@echo "potionpi is installed in $(VENV). Try it: make run (make sim: simulated devices)."
+	@echo "On a Raspberry Pi, run it as a service: sudo $(BIN)/potionpi install"
+
+# The table this machine has: real devices on a Pi, simulated (and said so) elsewhere.
 run: $(STAMP_RUN)
+	$(BIN)/potionpi run $(ARGS)
+
+sim: $(STAMP_RUN)
 	$(BIN)/potionpi run --sim $(ARGS)
 
 test: $(STAMP_TEST)
