@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import Config, ConfigError, UsageError, default_data_dir, default_file
-from .service.check import SIM_FAULTS
+from .service.check import PARTS as CHECK_PARTS, SIM_FAULTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="break a simulated part first (beam: its wire is loose; encoder: "
                             "nobody turns), to see what a failure looks like")
     check.add_argument("--json", action="store_true", help="print the results as JSON, for scripts")
+    check.add_argument("--only", metavar="PART", action="append", choices=CHECK_PARTS,
+                       help="check only this part (" + ", ".join(CHECK_PARTS) + "); repeatable")
     check.add_argument("--port", help="serial port of the Pico (default: the config's, else found by USB id)")
     check.add_argument("--wait", type=float, default=15.0, metavar="SECONDS",
                        help="how long to wait for you to turn the grip or drop a ball (default 15)")
@@ -315,7 +317,7 @@ def cmd_check(args) -> int:
     if sim and not args.sim:
         say("potionpi: this machine has no GPIO: checking simulated devices")
     checker = TableCheck(config, sim=sim, sim_fault=args.sim_fault, pico_port=args.port,
-                         wait_s=args.wait, prompt=say)
+                         wait_s=args.wait, prompt=say, only=args.only)
     results = checker.run()
     if args.json:
         print(json.dumps(checker.report(), indent=1))

@@ -18,6 +18,8 @@ from ..config import Config
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 SIM_FAULTS = ("beam", "encoder")
+# what `--only` chooses from; "pins" covers the pin factory too
+PARTS = ("pins", "encoder", "beam", "colour", "pico", "homing")
 
 
 @dataclass
@@ -54,13 +56,14 @@ class TableCheck:
 
     def __init__(self, config: Config, *, sim: bool, sim_fault: str | None = None,
                  pico_port: str | None = None, wait_s: float = 15.0,
-                 prompt: Callable[[str], None] = print):
+                 prompt: Callable[[str], None] = print, only: list[str] | None = None):
         self.config = config
         self.sim = sim
         self.sim_fault = sim_fault
         self.pico_port = pico_port
         self.wait_s = wait_s
         self.prompt = prompt
+        self.only = set(only or PARTS)
         self.results: list[Result] = []
         self._closers: list[Any] = []
         self.factory: Any = None
@@ -69,10 +72,15 @@ class TableCheck:
 
     # --- running --------------------------------------------------------------
     def run(self) -> list[Result]:
+        steps = [("pins", self.check_pin_factory), ("pins", self.check_pins),
+                 ("encoder", self.check_encoder), ("beam", self.check_beam),
+                 ("colour", self.check_colour_sensor)]
         try:
-            for step in (self.check_pin_factory, self.check_pins, self.check_encoder,
-                         self.check_beam, self.check_colour_sensor, self.check_floor):
-                step()
+            for part, step in steps:
+                if part in self.only:
+                    step()
+            if self.only & {"pico", "homing"}:
+                self.check_floor()
         finally:
             for closer in reversed(self._closers):
                 try:
@@ -218,8 +226,15 @@ class TableCheck:
 
     def check_beam(self) -> None:
         if self.cauldron is None:
-            self.add("beam", SKIP, "no cauldron (see above)")
-            return
+            try:
+                skip = self._build_cauldron()
+            except Exception as exc:
+                self.add("beam", FAIL, f"cannot set up the cauldron: {exc}",
+                         f"check cauldron.beam in {self.config.source}")
+                return
+            if skip:
+                self.add("beam", SKIP, skip)
+                return
         beam = self.config["cauldron"]["beam"]
         if self.cauldron.fault:
             self.add("beam", FAIL, self.cauldron.fault,
@@ -275,23 +290,30 @@ class TableCheck:
         section = self.config["forest_floor"]
         backend = section["backend"]
         port = self.pico_port
-        if self.sim:
+        if port is not None:
+            backend = "serial"           # a Pico named by --port is checked, whatever the config
+        elif self.sim:
             from ..devices.sim_pico import start_sim_pico
             port, handle = start_sim_pico(
                 steps_per_rev=round(section["ants_around"] * section["steps_per_ant"]))
             self._closers.append(handle)
             backend = "serial"
-        elif port is None and backend == "serial":
+        elif backend == "serial":
             port = section["serial_port"] or None
-        if backend in ("none", "auto", "sim") and port is None:
-            self.add("Pico", SKIP, f"no forest-floor Pico in this config "
-                     f"(forest_floor.backend = \"{backend}\")")
-        elif backend in ("serial", "none", "auto", "sim"):
-            if not self._check_pico(port):
-                self.add("floor homing", SKIP, "no working Pico (see above)")
-                return
+        pico_ok = True
+        if "pico" in self.only:
+            if backend == "serial":
+                pico_ok = self._check_pico(port)
+            else:
+                self.add("Pico", SKIP, f"no forest-floor Pico in this config "
+                         f"(forest_floor.backend = \"{backend}\")")
+        if "homing" not in self.only:
+            return
         if backend == "serial":
-            self._check_homing_serial(port)
+            if pico_ok:
+                self._check_homing_serial(port)
+            else:
+                self.add("floor homing", SKIP, "no working Pico (see above)")
         elif backend == "gpio":
             self._check_homing_gpio()
         else:

@@ -66,3 +66,21 @@ def test_firmware_versions_compare_as_numbers():
     assert firmware_older("1.9.2", "1.10.0")
     assert not firmware_older("1.0.0-sim", "1.0.0")
     assert not firmware_older(None, "1.0.0") and not firmware_older("dev", "1.0.0")
+
+
+def test_only_the_pico_named_by_port(capsys):
+    from controller.devices.sim_pico import start_sim_pico
+    port, pico = start_sim_pico(steps_per_rev=3200)
+    try:
+        assert main(["check", "--only", "pico", "--port", port]) == 0
+    finally:
+        pico.close()
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2].startswith(f"PASS  Pico: Pico on {port}; firmware 1.0.0-sim, protocol 1")
+    assert out[-1] == "all checks passed" and not any(l.startswith(("PASS  beam", "PASS  pins")) for l in out)
+
+
+def test_no_pico_plugged_in_fails_with_the_fix(capsys, monkeypatch, tmp_path):
+    assert main(["check", "--only", "pico", "--port", str(tmp_path / "ttyACM9")]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  Pico:" in out and "fix: plug the Pico in by USB" in out

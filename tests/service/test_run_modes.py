@@ -110,3 +110,18 @@ def test_colour_sensor_without_i2c(on_a_pi, monkeypatch, tmp_path):
     path = config_file(tmp_path, '[cauldron]\ncolour_sensor = "tcs34725"\ni2c_bus = 9\n')
     with pytest.raises(MissingHardware, match="needs the I2C bus /dev/i2c-9.*raspi-config nonint do_i2c 0"):
         decide(Config.load(path), sim=False)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("make"), reason="make is not installed")
+def test_make_run_is_the_real_table_and_make_sim_the_simulation():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+
+    def recipe(target):
+        # -n: print the commands; -o: take the venv as built (nothing is installed)
+        out = subprocess.run(["make", "-n", "-o", ".venv/.installed-run", target, "ARGS=--port 9"],
+                             cwd=root, capture_output=True, text=True, timeout=30).stdout
+        return [line for line in out.splitlines() if "potionpi run" in line]
+
+    assert recipe("run") == [".venv/bin/potionpi run --port 9"]
+    assert recipe("sim") == [".venv/bin/potionpi run --sim --port 9"]
