@@ -3,6 +3,8 @@
 # `make test` runs everything, `make lint` type-checks the host and the firmware.
 # On a Pi: `make`, then `sudo .venv/bin/potionpi install` runs it as a service.
 PYTHON ?= python3
+# e.g. VENV_FLAGS=--system-site-packages to use Debian's python3-lgpio (docs/install.md)
+VENV_FLAGS ?=
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.installed-run
@@ -21,13 +23,15 @@ PYTEST_ARGS ?= -n auto --dist loadgroup
 .DEFAULT_GOAL := all
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall only when the project description changes. `make run` needs only the
 # runtime (plus lgpio and smbus2 on a Pi: the `pi` extra); `make test` adds the test tools.
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[pi]'
+	@# the service sees the checkout read-only (ProtectHome): compile it now, not at each start
+	$(BIN)/python -m compileall -q controller web_ui
 	touch $(STAMP_RUN)
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python

@@ -48,6 +48,9 @@ def plan(*, python: str = sys.executable, checkout: Path | None | EllipsisType =
                       as_user + ["git", "-C", str(checkout), "pull", "--ff-only"]))
         steps.append(("install it into the venv", as_user + [
             python, "-m", "pip", "install", "--quiet", "-e", f"{checkout}[{extras}]"]))
+        # the service sees the checkout read-only: compile once here, not at every start
+        steps.append(("compile it", as_user + [
+            python, "-m", "compileall", "-q", str(checkout / "controller"), str(checkout / "web_ui")]))
     else:
         steps.append(("get the new software", as_user + [
             python, "-m", "pip", "install", "--quiet", "--upgrade", f"potionpi[{extras}]"]))

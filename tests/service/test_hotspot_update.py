@@ -50,6 +50,7 @@ def test_update_plan_from_a_git_checkout_as_the_user():
     assert [shlex.join(c) for _, c in steps] == [
         "git -C /t pull --ff-only",
         "/t/.venv/bin/python -m pip install --quiet -e '/t[pi]'",
+        "/t/.venv/bin/python -m compileall -q /t/controller /t/web_ui",
         "sudo systemctl stop potionpi.service",
         "/t/.venv/bin/python -m controller.cli firmware flash --if-older",
         "sudo systemctl start potionpi.service",
@@ -61,7 +62,7 @@ def test_update_with_sudo_keeps_the_checkout_the_users():
                         euid=0, sudo_user="ann")
     commands = [c for _, c in steps]
     assert commands[0][:3] == ["sudo", "-u", "ann"] and commands[0][3] == "git"
-    assert commands[2] == ["systemctl", "stop", "potionpi.service"]
+    assert commands[3] == ["systemctl", "stop", "potionpi.service"]
 
 
 def test_update_from_pip_without_a_service():
