@@ -58,10 +58,13 @@ class Setup:
     port: int | None = None           # None: the config's port
     groups: list[str] = field(default_factory=list)   # the GROUPS this system has
     config_from: Path | None = None   # an existing config to copy to /etc/potionpi.toml
+    config_port: int | None = None    # web.port of the config the service will read
 
     @property
     def listen_port(self) -> int:
-        return self.port or DEFAULT_PORT
+        """The port the tablets use: --port, else the config's, else 8080 (for the mDNS
+        advert and the login banner, which must name the port the service listens on)."""
+        return self.port or self.config_port or DEFAULT_PORT
 
     @classmethod
     def for_invoker(cls, user: str | None = None, port: int | None = None,
@@ -86,7 +89,21 @@ class Setup:
             raise UsageError(f"--config {source}: no such file")
         return cls(user=name, group=grp.getgrgid(entry.pw_gid).gr_name, home=Path(entry.pw_dir),
                    exe=potionpi_command(), port=port, groups=existing_groups(),
-                   config_from=source)
+                   config_from=source, config_port=configured_port(source))
+
+
+def configured_port(source: Path | None, root: Path = Path("/")) -> int | None:
+    """web.port of the config the service will read: the one copied in, else the existing
+    /etc/potionpi.toml (a bad one is reported by `potionpi config --check`, not here)."""
+    from ..config import Config, ConfigError
+
+    path = source or root / CONFIG_FILE.lstrip("/")
+    if source is None and not path.exists():
+        return None
+    try:
+        return int(Config.load(path)["web"]["port"])
+    except ConfigError:
+        return None
 
 
 def potionpi_command() -> list[str]:

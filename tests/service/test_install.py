@@ -199,3 +199,38 @@ def test_install_without_root_says_to_use_sudo(monkeypatch, setup):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(UsageError, match="sudo .venv/bin/potionpi install"):
         inst.install(setup, sys.stdout)
+
+
+def test_the_advert_and_banner_follow_the_configs_port(tmp_path, capsys):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('[web]\nport = 9000\n')
+    setup = inst.Setup.for_invoker(some_user(), config_from=str(mine))
+    assert setup.listen_port == 9000
+    files = {f.path: f.text for f in inst.planned_files(setup)}
+    assert "<port>9000</port>" in files[inst.AVAHI_FILE]
+    assert "http://\\4:9000/" in files[inst.ISSUE_FILE]
+    assert "--port" not in files[inst.UNIT_FILE]          # the config says it
+
+
+def test_help_lists_the_service_commands(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("install", "uninstall", "hotspot", "update", "check"):
+        assert f"    {command}" in out
+
+
+def test_commands_read_the_installed_config(tmp_path, monkeypatch, capsys):
+    from controller import cli
+    installed = tmp_path / "potionpi.toml"
+    installed.write_text(f'[store]\ndata_dir = "{tmp_path / "data"}"\n[table]\npin = "8642"\n')
+    monkeypatch.delenv("POTIONPI_CONFIG", raising=False)
+    monkeypatch.delenv("POTIONPI_PIN", raising=False)
+    monkeypatch.setattr(cli, "SYSTEM_CONFIG", installed)
+    assert main(["pin"]) == 0
+    assert capsys.readouterr().out == "table PIN: 8642 (from config)\n"
+    other = tmp_path / "other.toml"
+    other.write_text('[table]\npin = "1357"\n')
+    monkeypatch.setenv("POTIONPI_CONFIG", str(other))
+    assert main(["pin", "--data-dir", str(tmp_path)]) == 0
+    assert "1357" in capsys.readouterr().out
