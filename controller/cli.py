@@ -176,12 +176,14 @@ def _data_dir(args, config: Config) -> Path:
 def cmd_run(args) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
+    from .service.notify import notify
 
     config = _config(args)
     try:
         plan = preflight.decide(config, sim=args.sim, sim_mcu=args.sim_mcu)
     except preflight.MissingHardware as exc:
         print(f"potionpi: {exc}", file=sys.stderr)
+        notify(f"STATUS={exc}")          # `systemctl status potionpi` shows why
         return EXIT_USAGE
     for line in plan.banner():
         print(line, flush=True)

@@ -326,9 +326,12 @@ class TableCheck:
         code = pico_check(port, out, pings=5)
         lines = [line.strip() for line in out.getvalue().splitlines() if line.strip()]
         if code == 1:
-            self.add("Pico", FAIL, lines[0].removeprefix("forest floor: ") if lines else "no answer",
-                     "plug the Pico in by USB; a new Pico needs MicroPython, then "
-                     "`potionpi firmware flash` (docs/firmware.md)")
+            detail = lines[0].removeprefix("forest floor: ") if lines else "no answer"
+            fix = ("stop what holds it; the table's service with `sudo systemctl stop potionpi`"
+                   if "in use" in detail else
+                   "plug the Pico in by USB; a new Pico needs MicroPython, then "
+                   "`potionpi firmware flash` (docs/firmware.md)")
+            self.add("Pico", FAIL, detail, fix)
             return False
         if code == 2:
             self.add("Pico", FAIL, lines[0].removeprefix("forest floor: "),

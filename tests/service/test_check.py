@@ -84,3 +84,17 @@ def test_no_pico_plugged_in_fails_with_the_fix(capsys, monkeypatch, tmp_path):
     assert main(["check", "--only", "pico", "--port", str(tmp_path / "ttyACM9")]) == 1
     out = capsys.readouterr().out
     assert "FAIL  Pico:" in out and "fix: plug the Pico in by USB" in out
+
+
+def test_a_pico_held_by_the_service_says_stop_the_service():
+    import serial
+    from controller.devices.sim_pico import start_sim_pico
+    port, pico = start_sim_pico(steps_per_rev=3200)
+    held = serial.Serial(port, exclusive=True)            # as the running service holds it
+    try:
+        (result,) = TableCheck(Config.defaults(), sim=True, pico_port=port, only=["pico"]).run()
+    finally:
+        held.close()
+        pico.close()
+    assert result.status == "fail" and "is in use by another program" in result.detail
+    assert result.fix == "stop what holds it; the table's service with `sudo systemctl stop potionpi`"

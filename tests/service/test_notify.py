@@ -93,3 +93,21 @@ def test_daemon_is_ready_pings_and_stops_pinging_when_the_table_hangs(tmp_path, 
     finally:
         daemon.close()
     assert "STOPPING=1" in receive(0.5)
+
+
+def test_missing_hardware_tells_systemd_why(tmp_path, notify_socket):
+    import subprocess
+    import sys
+
+    from controller.service.preflight import library_installed
+    if library_installed("lgpio"):
+        pytest.skip("lgpio is installed here")
+    path, receive = notify_socket
+    config = tmp_path / "potionpi.toml"
+    config.write_text('[gpio]\npin_factory = "lgpio"\n')
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(config),
+                             "--data-dir", str(tmp_path)], env={**os.environ, "NOTIFY_SOCKET": path},
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    (message,) = receive(0.5)
+    assert message.startswith('STATUS=gpio.pin_factory = "lgpio"') and "pip install" in message
