@@ -100,3 +100,25 @@ def test_no_pico_does_not_fail_the_update():
     assert update.update(out, dry_run=False, steps=steps,
                          run=lambda cmd: 1 if "--if-older" in cmd else 0) == 0
     assert "no Pico answered" in out.getvalue() and out.getvalue().endswith("updated\n")
+
+
+@pytest.mark.parametrize("pico_version, flashed", [(None, False), ("0.9.0", True)])
+def test_flash_if_older_asks_the_pico_first(capsys, monkeypatch, pico_version, flashed):
+    from controller import firmware_tools
+    from controller.devices.sim_pico import SimPico
+    pico = SimPico(steps_per_rev=3200, firmware_version=pico_version)   # None: this potionpi's own
+    calls = []
+    monkeypatch.setattr(firmware_tools, "flash", lambda port, out: calls.append(port) or 0)
+    try:
+        assert main(["firmware", "flash", "--if-older", "--port", pico.port]) == 0
+    finally:
+        pico.close()
+    assert calls == ([pico.port] if flashed else [])
+    if not flashed:
+        host = firmware_tools.firmware_version()
+        assert f"is current (this potionpi brings {host}); nothing to flash" in capsys.readouterr().out
+
+
+def test_flash_if_older_without_a_pico(capsys, tmp_path):
+    assert main(["firmware", "flash", "--if-older", "--port", str(tmp_path / "ttyACM7")]) == 1
+    assert "no Pico answered; nothing to flash" in capsys.readouterr().out
