@@ -121,7 +121,7 @@ def download_log() -> Any:
 def download_export() -> Any:
     if not _owner_allowed():
         return _locked_page("Enter the table PIN to download the games.")
-    data = export_games(ctx().table.store)
+    data = export_games(ctx().table.store, withhold_running=True)
     stamp = time.strftime("%Y%m%d-%H%M")
     return _download(json.dumps(data, indent=1).encode(), f"potionpi-games-{stamp}.json",
                      "application/json")

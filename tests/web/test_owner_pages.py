@@ -76,6 +76,15 @@ def test_owner_downloads_the_log_and_every_game(client, owned, table):
     assert data["games"][0]["game"] == "mirakel-mix" and data["games"][0]["players"] == ["Ann", "Ben"]
 
 
+def test_the_running_games_log_is_withheld_until_it_is_over(client, owned, table):
+    table.start("mirakel-mix", ["Ann", "Ben"], seed=3)       # replaced: its log may go
+    table.start("mirakel-mix", ["Cem", "Dana"], seed=4)      # still being played
+    running, replaced = json.loads(client.get("/settings/export", headers=AUTH).data)["games"]
+    assert running["players"] == ["Cem", "Dana"] and running["actions"] is None
+    assert "still being played" in running["actions_withheld"]
+    assert replaced["actions"] == []
+
+
 def test_scripts_use_the_pin_header(client, owned):
     assert client.get("/settings/export", headers=AUTH).status_code == 200
 
