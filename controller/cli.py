@@ -319,15 +319,16 @@ def cmd_check(args) -> int:
     if sim and not args.sim:
         say("potionpi: this machine has no GPIO: checking simulated devices")
     checker = TableCheck(config, sim=sim, sim_fault=args.sim_fault, pico_port=args.port,
-                         wait_s=args.wait, prompt=say, only=args.only)
+                         wait_s=args.wait, prompt=say, only=args.only,
+                         on_result=None if args.json else lambda r: print(r.line(), flush=True))
     results = checker.run()
     if args.json:
         print(json.dumps(checker.report(), indent=1))
     else:
-        for result in results:
-            print(result.line())
         failed = sum(r.status == "fail" for r in results)
-        print("all checks passed" if not failed else f"{failed} check(s) failed")
+        skipped = sum(r.status == "skip" for r in results)
+        print((f"{failed} check(s) failed" if failed else "all checks passed")
+              + (f" ({skipped} skipped: not in this table)" if skipped else ""))
     return EXIT_OK if checker.ok else EXIT_ERROR
 
 

@@ -56,7 +56,10 @@ class TableCheck:
 
     def __init__(self, config: Config, *, sim: bool, sim_fault: str | None = None,
                  pico_port: str | None = None, wait_s: float = 15.0,
-                 prompt: Callable[[str], None] = print, only: list[str] | None = None):
+                 prompt: Callable[[str], None] = print, only: list[str] | None = None,
+                 on_result: Callable[[Result], None] | None = None):
+        """``on_result`` hears of each result as it comes (the console prints it before
+        asking for the next part)."""
         self.config = config
         self.sim = sim
         self.sim_fault = sim_fault
@@ -64,6 +67,7 @@ class TableCheck:
         self.wait_s = wait_s
         self.prompt = prompt
         self.only = set(only or PARTS)
+        self.on_result = on_result
         self.results: list[Result] = []
         self._closers: list[Any] = []
         self.factory: Any = None
@@ -76,6 +80,8 @@ class TableCheck:
                  ("encoder", self.check_encoder), ("beam", self.check_beam),
                  ("colour", self.check_colour_sensor)]
         try:
+            if "pins" not in self.only and self.only & {"encoder", "beam", "homing"}:
+                self.check_pin_factory(report=False)       # the others need it all the same
             for part, step in steps:
                 if part in self.only:
                     step()
@@ -90,7 +96,10 @@ class TableCheck:
         return self.results
 
     def add(self, name: str, status: str, detail: str, fix: str = "") -> None:
-        self.results.append(Result(name, status, detail, fix))
+        result = Result(name, status, detail, fix)
+        self.results.append(result)
+        if self.on_result is not None:
+            self.on_result(result)
 
     @property
     def ok(self) -> bool:
@@ -101,24 +110,23 @@ class TableCheck:
                 "checks": [asdict(r) for r in self.results]}
 
     # --- GPIO -------------------------------------------------------------------
-    def check_pin_factory(self) -> None:
+    def check_pin_factory(self, report: bool = True) -> None:
         from ..devices.pins import PinFactoryError, make_pin_factory
 
+        add = self.add if report else (lambda *args: None)
         name = self.config["gpio"]["pin_factory"]
         if self.sim:
             from gpiozero.pins.mock import MockFactory
             self.factory = MockFactory()
-            self.add("pin factory", PASS, "gpiozero mock pins (simulated devices)")
+            add("pin factory", PASS, "gpiozero mock pins (simulated devices)")
             return
         try:
             self.factory = make_pin_factory(name)
         except PinFactoryError as exc:
-            self.add("pin factory", FAIL, f"gpio.pin_factory = \"{name}\" cannot start",
-                     str(exc))
+            add("pin factory", FAIL, f"gpio.pin_factory = \"{name}\" cannot start", str(exc))
             return
         self._closers.append(self.factory)
-        self.add("pin factory", PASS, f"{type(self.factory).__name__} "
-                 f"(gpio.pin_factory = \"{name}\")")
+        add("pin factory", PASS, f"{type(self.factory).__name__} (gpio.pin_factory = \"{name}\")")
 
     def configured_pins(self) -> dict[str, int]:
         """Config key -> BCM pin, for every pin this table uses."""

@@ -98,3 +98,54 @@ def test_a_pico_held_by_the_service_says_stop_the_service():
         pico.close()
     assert result.status == "fail" and "is in use by another program" in result.detail
     assert result.fix == "stop what holds it; the table's service with `sudo systemctl stop potionpi`"
+
+
+def mock_table_config(**cauldron):
+    config = Config.defaults()
+    config["gpio"]["pin_factory"] = "mock"
+    config["cauldron"].update(cauldron)
+    return config
+
+
+class Person:
+    """Does what the check asks, on the mock pins of the check's own pin factory."""
+
+    def __init__(self, clockwise: bool = True):
+        self.checker = None
+        self.clockwise = clockwise
+        self.asked = []
+
+    def __call__(self, text: str) -> None:
+        import time
+        self.asked.append(text)
+        pin = self.checker.factory.pin
+        if text.startswith("turn the grip"):
+            a, b = (pin(17), pin(27)) if self.clockwise else (pin(27), pin(17))
+            for p, level in ((a, 0), (b, 0), (a, 1), (b, 1)):      # one detent in quadrature
+                time.sleep(0.01)
+                p.drive_low() if level == 0 else p.drive_high()
+        elif text.startswith("drop a ball"):
+            pin(22).drive_low()
+            time.sleep(0.006)                                      # a ball blocks the beam
+            pin(22).drive_high()
+
+
+def run_with(person, config):
+    checker = TableCheck(config, sim=False, prompt=person, wait_s=3.0,
+                         only=["pins", "encoder", "beam"])
+    person.checker = checker
+    return {r.name: r for r in checker.run()}
+
+
+def test_real_devices_pass_when_the_person_does_what_is_asked():
+    person = Person()
+    results = run_with(person, mock_table_config())
+    assert [r.status for r in results.values()] == ["pass"] * 4, results
+    assert person.asked == ["turn the grip one notch clockwise (dispensing) within 3 s …",
+                            "drop a ball through the cauldron's beam within 3 s …"]
+
+
+def test_an_encoder_wired_backwards_gets_the_config_fix():
+    results = run_with(Person(clockwise=False), mock_table_config())
+    assert results["encoder"].status == "fail"
+    assert results["encoder"].fix.startswith("set cauldron.encoder_reverse = true in")
