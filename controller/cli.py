@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -194,7 +195,15 @@ def cmd_run(args) -> int:
         signal.signal(sig, lambda *_: stop.set())
     try:
         host = args.host or config["web"]["host"]
-        daemon.start(host, args.port)
+        port = config["web"]["port"] if args.port is None else args.port
+        try:
+            daemon.start(host, args.port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            print(f"potionpi: port {port} is already in use: is the service running "
+                  "(`sudo systemctl stop potionpi`), or pick another with --port", file=sys.stderr)
+            return EXIT_ERROR
         urls = daemon.urls(host)
         print(f"potionpi {__version__} is running ({'simulated' if sim else 'real'} devices)", flush=True)
         for url in urls:

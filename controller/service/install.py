@@ -115,6 +115,29 @@ def potionpi_command() -> list[str]:
     return [str(Path(sys.executable).absolute()), "-m", "controller.cli"]
 
 
+def reachable_by(path: Path, user: str) -> bool:
+    """Can ``user`` get to ``path`` (execute every folder on the way, read the file)?"""
+    try:
+        entry = pwd.getpwnam(user)
+    except KeyError:
+        return False
+    gids = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if user in g.gr_mem}
+
+    def allowed(p: Path, owner_bit: int, group_bit: int, other_bit: int) -> bool:
+        st = p.stat()
+        if st.st_uid == entry.pw_uid:
+            return bool(st.st_mode & owner_bit)
+        if st.st_gid in gids:
+            return bool(st.st_mode & group_bit)
+        return bool(st.st_mode & other_bit)
+
+    try:
+        folders_ok = all(allowed(p, 0o100, 0o010, 0o001) for p in path.parents)
+        return folders_ok and allowed(path, 0o400, 0o040, 0o004)
+    except OSError:
+        return False
+
+
 def existing_groups() -> list[str]:
     out = []
     for name in GROUPS:
@@ -311,6 +334,9 @@ def install(setup: Setup, out: IO[str], *, root: Path = Path("/"), dry_run: bool
                 shutil.chown(path, setup.user, setup.group)
         os.chmod(data, 0o750)
         out.write(f"data dir {DATA_DIR} (owner {setup.user})\n")
+    if not reachable_by(Path(setup.exe[0]), setup.user):
+        out.write(f"warning: {setup.user} cannot reach {setup.exe[0]} (a folder on the way is "
+                  "closed to them): make the venv in their home, e.g. ~/potionpi\n")
     missing = [g for g in GROUPS if g not in setup.groups]
     if missing:
         out.write(f"note: this system has no group {', '.join(missing)}; the service runs "

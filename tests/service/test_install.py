@@ -234,3 +234,30 @@ def test_commands_read_the_installed_config(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("POTIONPI_CONFIG", str(other))
     assert main(["pin", "--data-dir", str(tmp_path)]) == 0
     assert "1357" in capsys.readouterr().out
+
+
+def test_a_venv_the_user_cannot_reach_is_warned_about(tmp_path, capsys, setup):
+    if pwd.getpwnam(setup.user).pw_uid == os.getuid():
+        pytest.skip("the tests run as the only ordinary user: no one else to be closed out")
+    closed = tmp_path / "closed"
+    (closed / "bin").mkdir(parents=True)
+    (closed / "bin" / "potionpi").write_text("#!/bin/sh\n")
+    closed.chmod(0o700)                                   # root's own, like /root
+    setup.exe = [str(closed / "bin" / "potionpi")]
+    inst.install(setup, sys.stdout, root=tmp_path / "root")
+    assert f"warning: {setup.user} cannot reach {setup.exe[0]}" in capsys.readouterr().out
+    assert inst.reachable_by(Path("/usr/bin/env"), setup.user)
+
+
+def test_a_second_potionpi_on_the_port_says_so(tmp_path):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--sim", "--host",
+                                 "127.0.0.1", "--port", str(port), "--data-dir", str(tmp_path)],
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert f"port {port} is already in use: is the service running" in result.stderr
+    assert "Traceback" not in result.stderr
