@@ -343,6 +343,12 @@ def cmd_check(args) -> int:
 
 def cmd_firmware(args) -> int:
     from .firmware_tools import flash, firmware_version
+    from .service.preflight import PIP, library_installed
+
+    if not library_installed("mpremote"):     # a dependency; missing only in a broken venv
+        print(f"potionpi: flashing needs mpremote, which is not installed: `{PIP} mpremote`",
+              file=sys.stderr)
+        return EXIT_USAGE
     if args.if_older:
         from .service.update import pico_firmware
         from .service.check import firmware_older

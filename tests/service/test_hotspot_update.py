@@ -122,3 +122,12 @@ def test_flash_if_older_asks_the_pico_first(capsys, monkeypatch, pico_version, f
 def test_flash_if_older_without_a_pico(capsys, tmp_path):
     assert main(["firmware", "flash", "--if-older", "--port", str(tmp_path / "ttyACM7")]) == 1
     assert "no Pico answered; nothing to flash" in capsys.readouterr().out
+
+
+def test_flash_without_mpremote_names_the_pip_line_not_the_safe_mode_wire(capsys, monkeypatch):
+    from controller.service import preflight
+    monkeypatch.setattr(preflight, "library_installed", lambda module: module != "mpremote")
+    assert main(["firmware", "flash", "--port", "/dev/ttyACM0"]) == 2
+    err = capsys.readouterr().err
+    assert "flashing needs mpremote, which is not installed" in err and "pip install mpremote" in err
+    assert "GP22" not in err
