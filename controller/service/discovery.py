@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import io
 import socket
-from xml.sax.saxutils import escape
-
-import segno
+from html import escape
 
 SERVICE_NAME = "potionpi"
 AVAHI_FILE = "/etc/avahi/services/potionpi.service"
@@ -53,6 +51,8 @@ def join_url(host: str, port: int) -> str:
 
 def terminal_qr(url: str) -> str:
     """``url`` as a QR code drawn with block characters, for the console and the journal."""
+    import segno      # only when drawn: the daemon stays small on a Pi Zero
+
     out = io.StringIO()
     segno.make(url, error="m").terminal(out=out, compact=True, border=2)
     return out.getvalue()
@@ -61,6 +61,8 @@ def terminal_qr(url: str) -> str:
 def svg_qr(url: str) -> str:
     """``url`` as an inline SVG QR code that scales to its box (no fixed size: the page
     makes it as wide as the screen allows)."""
+    import segno
+
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", border=2, xmldecl=False, omitsize=True,
                                      svgns=True, title=f"QR code of {url}")
