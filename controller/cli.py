@@ -174,12 +174,18 @@ def _data_dir(args, config: Config) -> Path:
 
 
 # --- commands ----------------------------------------------------------------
+PORT_TAKEN = ("potionpi: port {port} is already in use: is the service running "
+              "(`sudo systemctl stop potionpi`), or pick another with --port")
+
+
 def cmd_run(args) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
     from .service.notify import notify
 
-    config = _config(args)
+    # `make sim` on an installed Pi is a table of one's own: not the service's config and games
+    explicit = args.config or os.environ.get("POTIONPI_CONFIG")
+    config = Config.load(explicit) if args.sim and not explicit else _config(args)
     try:
         plan = preflight.decide(config, sim=args.sim, sim_mcu=args.sim_mcu)
     except preflight.MissingHardware as exc:
@@ -189,20 +195,22 @@ def cmd_run(args) -> int:
     for line in plan.banner():
         print(line, flush=True)
     sim = plan.simulated
+    host = args.host or config["web"]["host"]
+    port = config["web"]["port"] if args.port is None else args.port
+    if port and discovery.port_taken(host, port):   # before the database is opened
+        print(PORT_TAKEN.format(port=port), file=sys.stderr)
+        return EXIT_ERROR
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        host = args.host or config["web"]["host"]
-        port = config["web"]["port"] if args.port is None else args.port
         try:
             daemon.start(host, args.port)
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 raise
-            print(f"potionpi: port {port} is already in use: is the service running "
-                  "(`sudo systemctl stop potionpi`), or pick another with --port", file=sys.stderr)
+            print(PORT_TAKEN.format(port=port), file=sys.stderr)
             return EXIT_ERROR
         urls = daemon.urls(host)
         print(f"potionpi {__version__} is running ({'simulated' if sim else 'real'} devices)", flush=True)

@@ -5,6 +5,7 @@ carry the Pi's plain IP address; the ``.local`` name is listed too, for everythi
 """
 from __future__ import annotations
 
+import errno
 import io
 import socket
 from html import escape
@@ -25,6 +26,18 @@ def lan_address() -> str | None:
     except OSError:
         return None
     return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def port_taken(host: str, port: int) -> bool:
+    """True when another program listens on ``port`` (e.g. the service, for `make run`)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as waitress binds
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
 
 
 def http_url(host: str, port: int) -> str:

@@ -220,6 +220,26 @@ def test_help_lists_the_service_commands(capsys):
         assert f"    {command}" in out
 
 
+def test_make_sim_ignores_the_installed_config(tmp_path, monkeypatch, capsys):
+    from controller import cli
+    installed = tmp_path / "potionpi.toml"
+    installed.write_text('[web]\nport = 1\n')                  # the service's
+    monkeypatch.delenv("POTIONPI_CONFIG", raising=False)
+    monkeypatch.setattr(cli, "SYSTEM_CONFIG", installed)
+    args = cli.build_parser().parse_args(["run", "--sim"])
+    assert cli.config_path(args) == str(installed)              # what `run` without --sim reads
+    from controller.service import preflight
+    seen = []
+
+    def decide(config, **kw):         # note the config, then stop before anything starts
+        seen.append(config.source)
+        raise preflight.MissingHardware("stopped by the test")
+
+    monkeypatch.setattr(preflight, "decide", decide)
+    assert main(["run", "--sim"]) == 2
+    assert seen == ["(defaults)"]
+
+
 def test_commands_read_the_installed_config(tmp_path, monkeypatch, capsys):
     from controller import cli
     installed = tmp_path / "potionpi.toml"
@@ -261,3 +281,4 @@ def test_a_second_potionpi_on_the_port_says_so(tmp_path):
     assert result.returncode == 1
     assert f"port {port} is already in use: is the service running" in result.stderr
     assert "Traceback" not in result.stderr
+    assert not (tmp_path / "potionpi.sqlite3").exists()      # the service's games untouched
