@@ -84,10 +84,24 @@ class Daemon:
         return discovery.table_urls(host, self.server.port)
 
     def healthy(self, timeout: float) -> bool:
-        """The web server runs and the table's writer is not hung (its lock comes free
-        within ``timeout``)."""
-        return (self._thread is not None and self._thread.is_alive()
-                and self.table.responsive(timeout))
+        """The table's writer is not hung (its lock comes free within ``timeout``) and the
+        tablet page answers: ``GET /healthz`` within ``timeout``."""
+        if self._thread is None or not self._thread.is_alive() or self.server is None:
+            return False
+        if not self.table.responsive(timeout):
+            return False
+        import http.client
+
+        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        try:
+            conn = http.client.HTTPConnection(host, self.server.port, timeout=timeout)
+            try:
+                conn.request("GET", "/healthz")
+                return conn.getresponse().status == 200
+            finally:
+                conn.close()
+        except OSError:
+            return False
 
     def status_line(self) -> str:
         """One line for `systemctl status`: where to open the table and what it plays."""

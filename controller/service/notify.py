@@ -6,8 +6,8 @@ is a few ``KEY=value`` lines per datagram (sd_notify(3)); a few lines here inste
 another dependency.
 
 The watchdog pings only while the daemon is healthy: the table must take its lock (its
-one writer is not hung) and the web server thread must be alive. If either hangs, the
-pings stop and systemd restarts the service after ``WatchdogSec``.
+one writer is not hung) and the tablet page must answer ``/healthz``. If either hangs,
+the pings stop and systemd restarts the service after ``WatchdogSec``.
 """
 from __future__ import annotations
 
