@@ -1,6 +1,10 @@
-# potionpi — `make run` plays on simulated devices, `make test` runs everything,
-# `make lint` type-checks the host and the firmware.
+# potionpi — `make` builds the venv, `make run` starts the table this machine has
+# (simulated where there is no GPIO, said loudly), `make sim` always simulated,
+# `make test` runs everything, `make lint` type-checks the host and the firmware.
+# On a Pi: `make`, then `sudo .venv/bin/potionpi install` runs it as a service.
 PYTHON ?= python3
+# e.g. VENV_FLAGS=--system-site-packages to use Debian's python3-lgpio (docs/install.md)
+VENV_FLAGS ?=
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.installed-run
@@ -15,16 +19,19 @@ FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py
 # kind marks them with the same xdist_group and they share one worker.
 PYTEST_ARGS ?= -n auto --dist loadgroup
 
-.PHONY: run test bench lint clean
+.PHONY: all run sim test bench lint clean
+.DEFAULT_GOAL := all
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall only when the project description changes. `make run` needs only the
-# runtime (plus the GPIO libraries on a Pi); `make test` adds the test tools.
+# runtime (plus lgpio and smbus2 on a Pi: the `pi` extra); `make test` adds the test tools.
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[pi]'
+	@# the service sees the checkout read-only (ProtectHome): compile it now, not at each start
+	$(BIN)/python -m compileall -q controller web_ui
 	touch $(STAMP_RUN)
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
@@ -35,7 +42,15 @@ $(STAMP_STUBS): | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade --target $(MP_STUBS) 'micropython-rp2-rpi-pico-stubs>=1.22'
 	touch $(STAMP_STUBS)
 
+all: $(STAMP_RUN)
+	@echo "potionpi is installed in $(VENV). Try it: make run (make sim: simulated devices)."
+	@echo "On a Raspberry Pi, run it as a service: sudo $(BIN)/potionpi install"
+
+# The table this machine has: real devices on a Pi, simulated (and said so) elsewhere.
 run: $(STAMP_RUN)
+	$(BIN)/potionpi run $(ARGS)
+
+sim: $(STAMP_RUN)
 	$(BIN)/potionpi run --sim $(ARGS)
 
 test: $(STAMP_TEST)

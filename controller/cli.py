@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import Config, ConfigError, UsageError, default_data_dir, default_file
+from .service.check import PARTS as CHECK_PARTS, SIM_FAULTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -34,7 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Start devices, table, store and web server in one process. "
                                      "Ctrl-C or SIGTERM stops it cleanly.")
     common(run)
-    run.add_argument("--sim", action="store_true", help="use simulated devices (no hardware needed)")
+    run.add_argument("--sim", action="store_true",
+                     help="use simulated devices (no hardware needed); without it potionpi uses the "
+                          "table this machine has, and simulates only where there is no GPIO")
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
@@ -63,9 +68,22 @@ def build_parser() -> argparse.ArgumentParser:
     common(replay)
     replay.add_argument("game_id", type=int, help="game number from `potionpi history`")
 
-    check = sub.add_parser("check", help="check the forest-floor Pico: firmware and protocol versions, round-trip time")
+    check = sub.add_parser("check", help="check the whole table: pins, encoder, beam, colour sensor, "
+                                         "Pico, floor homing; a pass/fail line and a fix for each",
+                           description="Check every part of the table. On real hardware it asks you "
+                                       "to turn the grip one notch and drop a ball. Exit 0: all "
+                                       "passed; 1: something failed.")
     common(check, data_dir=False)
-    check.add_argument("--port", help="serial port of the Pico (default: found by USB id)")
+    check.add_argument("--sim", action="store_true", help="check simulated devices (as CI does)")
+    check.add_argument("--sim-fault", choices=SIM_FAULTS,
+                       help="break a simulated part first (beam: its wire is loose; encoder: "
+                            "nobody turns), to see what a failure looks like")
+    check.add_argument("--json", action="store_true", help="print the results as JSON, for scripts")
+    check.add_argument("--only", metavar="PART", action="append", choices=CHECK_PARTS,
+                       help="check only this part (" + ", ".join(CHECK_PARTS) + "); repeatable")
+    check.add_argument("--port", help="serial port of the Pico (default: the config's, else found by USB id)")
+    check.add_argument("--wait", type=float, default=15.0, metavar="SECONDS",
+                       help="how long to wait for you to turn the grip or drop a ball (default 15)")
 
     cal = sub.add_parser("calibrate", help="calibrate a device: drop colours or forest-floor steps")
     common(cal, data_dir=False)
@@ -75,6 +93,40 @@ def build_parser() -> argparse.ArgumentParser:
     fw_sub = fw.add_subparsers(dest="fw_command", metavar="ACTION", required=True)
     flash = fw_sub.add_parser("flash", help="copy the firmware to a connected Pico with mpremote")
     flash.add_argument("--port", help="serial port of the Pico (default: found by USB id)")
+    flash.add_argument("--if-older", action="store_true",
+                       help="flash only if the Pico's firmware is older than this potionpi's")
+
+    inst = sub.add_parser("install", help="run the table as a service at every boot (with sudo)",
+                          description="Install the systemd service for the user who runs sudo, the "
+                                      "udev rule for the Pico, the mDNS advert, /etc/potionpi.toml "
+                                      "and /var/lib/potionpi; then start it.")
+    inst.add_argument("--dry-run", action="store_true", help="print every file and command, change nothing")
+    inst.add_argument("--print-unit", action="store_true", help="print the systemd unit file alone")
+    inst.add_argument("--user", help="the user the table runs as (default: the one who ran sudo)")
+    inst.add_argument("--port", type=int,
+                      help="listen on this port (80: a plain address, given the one capability it needs)")
+    inst.add_argument("--config", metavar="FILE", help="copy this config to /etc/potionpi.toml "
+                                                       "(default: the commented defaults)")
+    inst.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)   # packaging and tests
+
+    uninst = sub.add_parser("uninstall", help="remove the service and the files `install` wrote")
+    uninst.add_argument("--purge", action="store_true",
+                        help="also remove /etc/potionpi.toml and the games in /var/lib/potionpi")
+    uninst.add_argument("--dry-run", action="store_true", help="print what would go, change nothing")
+    uninst.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
+
+    hot = sub.add_parser("hotspot", help="make the Pi its own Wi-Fi for the tablets (NetworkManager)",
+                         description="For a table with no home Wi-Fi: the Pi becomes a Wi-Fi access "
+                                     "point (WPA2) and the tablets open http://10.42.0.1:8080/.")
+    hot.add_argument("--ssid", help="the Wi-Fi's name")
+    hot.add_argument("--password", help="its password, 8 to 63 characters")
+    hot.add_argument("--interface", default="wlan0", help="Wi-Fi interface (default wlan0)")
+    hot.add_argument("--channel", type=int, help="2.4 GHz channel (default: NetworkManager picks)")
+    hot.add_argument("--off", action="store_true", help="remove the hotspot")
+    hot.add_argument("--dry-run", action="store_true", help="print the nmcli commands, run nothing")
+
+    upd = sub.add_parser("update", help="update potionpi, restart the service, flash the Pico if older")
+    upd.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
     return p
 
 
@@ -99,8 +151,22 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+SYSTEM_CONFIG = Path("/etc/potionpi.toml")
+
+
+def config_path(args) -> str | None:
+    """--config, else $POTIONPI_CONFIG, else the installed /etc/potionpi.toml if readable
+    (so `potionpi pin` and `check` see the service's settings), else the defaults."""
+    given = getattr(args, "config", None) or os.environ.get("POTIONPI_CONFIG")
+    if given:
+        return given
+    if os.access(SYSTEM_CONFIG, os.R_OK):
+        return str(SYSTEM_CONFIG)
+    return None
+
+
 def _config(args) -> Config:
-    return Config.load(getattr(args, "config", None))
+    return Config.load(config_path(args))
 
 
 def _data_dir(args, config: Config) -> Path:
@@ -108,30 +174,55 @@ def _data_dir(args, config: Config) -> Path:
 
 
 # --- commands ----------------------------------------------------------------
+PORT_TAKEN = ("potionpi: port {port} is already in use: is the service running "
+              "(`sudo systemctl stop potionpi`), or pick another with --port")
+
+
 def cmd_run(args) -> int:
     from .daemon import Daemon
-    from .devices.pins import gpio_available
+    from .service import discovery, preflight
+    from .service.notify import notify
 
-    config = _config(args)
-    sim = args.sim
-    if not sim and config["gpio"]["pin_factory"] != "mock":
-        ok, reason = gpio_available(config["gpio"]["pin_factory"])
-        if not ok:
-            print(f"potionpi: no GPIO here ({reason}); falling back to simulated devices", flush=True)
-            sim = True
+    # `make sim` on an installed Pi is a table of one's own: not the service's config and games
+    explicit = args.config or os.environ.get("POTIONPI_CONFIG")
+    config = Config.load(explicit) if args.sim and not explicit else _config(args)
+    try:
+        plan = preflight.decide(config, sim=args.sim, sim_mcu=args.sim_mcu)
+    except preflight.MissingHardware as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        notify(f"STATUS={exc}")          # `systemctl status potionpi` shows why
+        return EXIT_USAGE
+    for line in plan.banner():
+        print(line, flush=True)
+    sim = plan.simulated
+    host = args.host or config["web"]["host"]
+    port = config["web"]["port"] if args.port is None else args.port
+    if port and discovery.port_taken(host, port):   # before the database is opened
+        print(PORT_TAKEN.format(port=port), file=sys.stderr)
+        return EXIT_ERROR
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        host = args.host or config["web"]["host"]
-        daemon.start(host, args.port)
+        try:
+            daemon.start(host, args.port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            print(PORT_TAKEN.format(port=port), file=sys.stderr)
+            return EXIT_ERROR
+        urls = daemon.urls(host)
         print(f"potionpi {__version__} is running ({'simulated' if sim else 'real'} devices)", flush=True)
-        for url in daemon.urls(host):
+        for url in urls:
             print(f"  open on the tablet: {url}", flush=True)
         print(f"  table PIN: {daemon.pin}   (from {daemon.pin_source}; change it with `potionpi pin --new`)",
               flush=True)
-        print(f"  data: {daemon.data_dir}", flush=True)
+        print(f"  data: {daemon.data_dir}   config: {config.source}", flush=True)
+        print(f"  scan to open the table ({urls[0]}), then enter the PIN {daemon.pin}:", flush=True)
+        print(discovery.terminal_qr(urls[0]), end="", flush=True)
+        logging.getLogger("potionpi").info("running on %s (%s devices)", ", ".join(urls),
+                                           "simulated" if sim else "real")
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
@@ -193,14 +284,13 @@ def cmd_history(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from .service.bundle import export_games
+
     store = _open_store(args)
     try:
-        games = store.history(limit=1_000_000)
-        for g in games:
-            g["actions"] = store.actions(g["id"])
+        text = json.dumps(export_games(store), indent=1)
     finally:
         store.close()
-    text = json.dumps({"potionpi": __version__, "games": games}, indent=1)
     if args.output:
         Path(args.output).write_text(text)
     else:
@@ -231,13 +321,88 @@ def cmd_replay(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .firmware_tools import check
-    return check(args.port or _config(args)["forest_floor"]["serial_port"] or None, sys.stdout)
+    from .service import preflight
+    from .service.check import TableCheck
+
+    config = _config(args)
+    if args.sim_fault and not args.sim:
+        raise UsageError("--sim-fault breaks a simulated part: use it with --sim")
+    try:
+        sim = args.sim or preflight.decide(config, sim=False, sim_mcu=True).simulated
+    except preflight.MissingHardware:
+        sim = False          # the pin factory line says what is missing
+    say = (lambda text: print(text, file=sys.stderr, flush=True)) if args.json else \
+        (lambda text: print(text, flush=True))
+    if sim and not args.sim:
+        say("potionpi: this machine has no GPIO: checking simulated devices")
+    checker = TableCheck(config, sim=sim, sim_fault=args.sim_fault, pico_port=args.port,
+                         wait_s=args.wait, prompt=say, only=args.only,
+                         on_result=None if args.json else lambda r: print(r.line(), flush=True))
+    results = checker.run()
+    if args.json:
+        print(json.dumps(checker.report(), indent=1))
+    else:
+        failed = sum(r.status == "fail" for r in results)
+        skipped = sum(r.status == "skip" for r in results)
+        print((f"{failed} check(s) failed" if failed else "all checks passed")
+              + (f" ({skipped} skipped: not in this table)" if skipped else ""))
+    return EXIT_OK if checker.ok else EXIT_ERROR
 
 
 def cmd_firmware(args) -> int:
-    from .firmware_tools import flash
+    from .firmware_tools import flash, firmware_version
+    from .service.preflight import PIP, library_installed
+
+    if not library_installed("mpremote"):     # a dependency; missing only in a broken venv
+        print(f"potionpi: flashing needs mpremote, which is not installed: `{PIP} mpremote`",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if args.if_older:
+        from .service.update import pico_firmware
+        from .service.check import firmware_older
+        code, pico, port = pico_firmware(args.port)
+        if code == 1:
+            print("no Pico answered; nothing to flash", flush=True)
+            return 1
+        if code == 0 and not firmware_older(pico, firmware_version()):
+            print(f"the Pico's firmware {pico} is current (this potionpi brings "
+                  f"{firmware_version()}); nothing to flash", flush=True)
+            return EXIT_OK
+        return flash(port, sys.stdout)
     return flash(args.port, sys.stdout)
+
+
+def cmd_install(args) -> int:
+    from .service import install
+
+    setup = install.Setup.for_invoker(args.user, args.port, args.config)
+    if args.print_unit:
+        print(install.unit_text(setup), end="")
+        return EXIT_OK
+    return install.install(setup, sys.stdout, root=Path(args.root or "/"), dry_run=args.dry_run)
+
+
+def cmd_uninstall(args) -> int:
+    from .service import install
+    return install.uninstall(sys.stdout, root=Path(args.root or "/"), purge=args.purge,
+                             dry_run=args.dry_run)
+
+
+def cmd_hotspot(args) -> int:
+    from .service import hotspot
+
+    if args.off:
+        return hotspot.run(hotspot.off_commands(), sys.stdout, dry_run=args.dry_run)
+    if not args.ssid or args.password is None:
+        raise UsageError("name the Wi-Fi and its password: potionpi hotspot --ssid NAME "
+                         "--password 'eight or more characters' (or --off)")
+    commands = hotspot.on_commands(args.ssid, args.password, args.interface, channel=args.channel)
+    return hotspot.run(commands, sys.stdout, dry_run=args.dry_run)
+
+
+def cmd_update(args) -> int:
+    from .service import update
+    return update.update(sys.stdout, dry_run=args.dry_run)
 
 
 def cmd_calibrate(args) -> int:
@@ -247,7 +412,8 @@ def cmd_calibrate(args) -> int:
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "history": cmd_history,
             "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
-            "calibrate": cmd_calibrate, "firmware": cmd_firmware}
+            "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
+            "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update}
 
 
 if __name__ == "__main__":

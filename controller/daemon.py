@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import logging
-import socket
 import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from . import secrets_store
+from . import __version__, secrets_store
 from .config import Config, default_data_dir
+from .service import discovery, logs, notify
 from .store import Store
 from .table import Table
 
@@ -28,16 +28,30 @@ class Daemon:
         self.say = say
         self.data_dir = Path(data_dir or config["store"]["data_dir"] or default_data_dir())
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(self.data_dir / DB_FILE)
-        self.table = Table(self.store)
-        self.table.resume()
-        self.pin, self.pin_source = secrets_store.table_pin(self.data_dir, config["table"]["pin"])
-        # wired both ways by build: sensors into the table, the table's effects to the devices
-        self.devices = DeviceHub.build(config, sim=sim, sim_mcu=sim_mcu, table=self.table, say=say)
-        self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
-                              secret_key=secrets_store.secret_key(self.data_dir),
-                              settings=self.settings())
+        # beside journald: the settings page offers it for download
+        self._log_file = logs.open_log_file(self.data_dir)
+        try:
+            self.watchdog: notify.Watchdog | None = None
+            self.store = Store(self.data_dir / DB_FILE)
+            self.table = Table(self.store)
+            self.table.resume()
+            self.pin, self.pin_source = secrets_store.table_pin(self.data_dir, config["table"]["pin"])
+            # wired both ways by build: sensors into the table, the table's effects to the devices
+            self.devices = DeviceHub.build(config, sim=sim, sim_mcu=sim_mcu, table=self.table, say=say)
+            self.firmware = FirmwareWatch(self.table)
+            if self.devices.forest_floor is not None:
+                self.devices.forest_floor.on_change(self.firmware)
+            self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
+                                  secret_key=secrets_store.secret_key(self.data_dir),
+                                  settings=self.settings())
+            # the owner's pages (join, settings, log download) read these
+            self.app.extensions["potionpi"].extras["service"] = {
+                "data_dir": self.data_dir, "firmware": self.firmware, "urls": []}
+        except BaseException:
+            logs.close_log_file(self._log_file)
+            raise
         self.server: Any = None
+        self.host = config["web"]["host"]
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -55,28 +69,55 @@ class Daemon:
                                   threads=web["threads"])
         self._thread = threading.Thread(target=self.server.run, name="web", daemon=True)
         self._thread.start()
+        self.host = host or web["host"]
+        self.app.extensions["potionpi"].extras["service"]["urls"] = self.urls(self.host)
+        # systemd (Type=notify): the table is up; the watchdog pings while it stays healthy
+        notify.notify(f"READY=1\nSTATUS={self.status_line()}")
+        interval = notify.watchdog_interval()
+        if interval is not None:
+            self.watchdog = notify.Watchdog(interval, lambda: self.healthy(interval / 2),
+                                            self.status_line).start()
         return self.server.port
 
     def urls(self, host: str) -> list[str]:
-        """Addresses a tablet on the same network can open."""
-        port = self.server.port
-        if host not in ("0.0.0.0", "::", ""):
-            return [f"http://{host}:{port}/"]
-        urls = [f"http://{socket.gethostname()}.local:{port}/"]
-        try:   # the address the Pi uses on the LAN; no packet is sent by a UDP connect
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect(("10.255.255.255", 1))
-                urls.append(f"http://{s.getsockname()[0]}:{port}/")
+        """Addresses a tablet on the same network can open, the plain IP address first."""
+        return discovery.table_urls(host, self.server.port)
+
+    def healthy(self, timeout: float) -> bool:
+        """The table's writer is not hung (its lock comes free within ``timeout``) and the
+        tablet page answers: ``GET /healthz`` within ``timeout``."""
+        if self._thread is None or not self._thread.is_alive() or self.server is None:
+            return False
+        if not self.table.responsive(timeout):
+            return False
+        import http.client
+
+        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        try:
+            conn = http.client.HTTPConnection(host, self.server.port, timeout=timeout)
+            try:
+                conn.request("GET", "/healthz")
+                return conn.getresponse().status == 200
+            finally:
+                conn.close()
         except OSError:
-            pass
-        urls.append(f"http://127.0.0.1:{port}/")
-        return urls
+            return False
+
+    def status_line(self) -> str:
+        """One line for `systemctl status`: where to open the table and what it plays."""
+        session = self.table.session()
+        game = "no game" if session is None else f"{session['game']} at move {session['version']}"
+        url = self.urls(self.host)[0] if self.server is not None else ""
+        return f"potionpi {__version__}: {url} {game}".replace("  ", " ")
 
     def close(self) -> None:
         """Stop serving, release devices, close the database. Safe to call twice."""
         if self._closed:
             return
         self._closed = True
+        notify.notify("STOPPING=1")
+        if self.watchdog is not None:
+            self.watchdog.stop()
         self.table.close()                  # ends live streams so their threads return
         if self.server is not None:
             self.server.close()
@@ -85,3 +126,36 @@ class Daemon:
         self.devices.close()
         self.store.close()
         log.info("potionpi stopped")
+        logs.close_log_file(self._log_file)
+
+
+class FirmwareWatch:
+    """Tells the tablets once per connection when the Pico's firmware is older than the one
+    this potionpi brings (``potionpi update`` flashes it). Listens to the floor's status."""
+
+    def __init__(self, table: Table):
+        from .firmware_tools import firmware_version
+
+        self.table = table
+        self.host = firmware_version()
+        self.pico: str | None = None
+        self._told: str | None = None
+
+    @property
+    def older(self) -> bool:
+        from .service.check import firmware_older
+        return firmware_older(self.pico, self.host)
+
+    def __call__(self, status: dict[str, Any]) -> None:     # from the floor's threads
+        link = status.get("link") or {}
+        self.pico = link.get("firmware") or self.pico
+        if not self.older or self._told == self.pico:
+            return
+        self._told = self.pico
+        message = (f"The forest-floor Pico runs firmware {self.pico}, older than this "
+                   f"potionpi's {self.host}: run `potionpi update` (or `potionpi firmware "
+                   "flash`) when the game is over.")
+        log.warning(message)
+        # not from the floor's thread: the table's lock must never wait on the floor's
+        threading.Thread(target=self.table.notice, args=({"kind": "firmware", "message": message},),
+                         daemon=True).start()

