@@ -10,6 +10,7 @@ directly: every change goes through ``table.act`` / ``table.start``.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ from flask.json.provider import DefaultJSONProvider
 
 from controller import games
 
-from .auth import PinGate
+from .auth import PinBudget, PinGate
 
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
@@ -37,6 +38,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,
+    # Table-wide: wrong PINs from anywhere before every PIN entry waits (1, 2, 4 ... s),
+    # the longest wait, and the file that keeps the count across restarts (None: memory).
+    "pin_free_failures": 10,
+    "pin_longest_wait_seconds": 600.0,
+    "pin_budget_file": None,
     # How long a tablet stays unlocked after entering the PIN once.
     "session_days": 90,
     # Milliseconds an EventSource waits before reconnecting (sent as "retry:").
@@ -109,7 +115,11 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.extensions["potionpi"] = TableContext(
         table=table, devices=devices,
         gate=PinGate(str(pin), attempts=int(merged["pin_attempts"]),
-                     window=float(merged["pin_window_seconds"])),
+                     window=float(merged["pin_window_seconds"]),
+                     budget=PinBudget(free=int(merged["pin_free_failures"]),
+                                      longest_wait=float(merged["pin_longest_wait_seconds"]),
+                                      path=Path(budget_file) if (budget_file := merged["pin_budget_file"])
+                                      else None)),
         settings=merged)
 
     from . import api, errors, floor_api, pages, plugins, stream
