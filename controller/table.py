@@ -43,6 +43,16 @@ class VersionConflict(Exception):
         self.session = session
 
 
+class GameChanged(VersionConflict):
+    """The client acted on a game that is no longer on the table (versions restart at 0
+    with every game, so the version alone cannot tell an old game's tap from a new one's)."""
+
+    def __init__(self, given: int, session: Session):
+        Exception.__init__(self, f"that was meant for game #{given}, but game #{session['id']} "
+                                 f"({session['game']}) is on the table now; look again and retry")
+        self.session = session
+
+
 class Table:
     """Holds the running game and is its only writer."""
 
@@ -99,14 +109,17 @@ class Table:
             return session
 
     # --- the one writer ----------------------------------------------------------
-    def act(self, action: Action, *, version: int | None = None,
+    def act(self, action: Action, *, version: int | None = None, game_id: int | None = None,
             source: str = "player") -> Session:
-        """Apply one action. Raises NoGame, VersionConflict, InvalidAction (malformed) or
-        IllegalAction (the rules, the game is over); then nothing changed."""
+        """Apply one action. Raises NoGame, VersionConflict (GameChanged when ``game_id``
+        is not the running game), InvalidAction (malformed) or IllegalAction (the rules,
+        the game is over); then nothing changed."""
         with self._lock:
             if self._engine is None or self._state is None or self._game_id is None \
                     or self._session is None:
                 raise NoGame()
+            if game_id is not None and game_id != self._game_id:
+                raise GameChanged(game_id, self._session)
             if version is not None and version != self._version:
                 raise VersionConflict(version, self._session)
             # the engine refuses what a finished game no longer takes (Game.apply)

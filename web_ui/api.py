@@ -108,8 +108,9 @@ def post_action() -> Response:
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise ApiError(400, '"action" must be an object with a "type", e.g. {"type": "empty_bowl", "bowl": 0}')
     version = whole_number(data, "version", low=0, high=2**63 - 1)
+    game_id = whole_number(data, "game_id", low=0, high=2**63 - 1)
     try:
-        session = ctx().table.act(action, version=version, source="player")
+        session = ctx().table.act(action, version=version, game_id=game_id, source="player")
     except VersionConflict as exc:
         raise ApiError(409, str(exc), extra={"session": exc.session}) from None
     except NoGame:
