@@ -63,6 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
     common(replay)
     replay.add_argument("game_id", type=int, help="game number from `potionpi history`")
 
+    doctor = sub.add_parser("doctor", help="check the game database and explain what is wrong",
+                            description="Checks the database file and replays the running game and "
+                                        "every damaged one; says what `potionpi repair` would do. "
+                                        "Exit 0: all well; 1: something is wrong.")
+    common(doctor)
+    fix = sub.add_parser("repair", help="act on what `potionpi doctor` found",
+                         description="Moves an empty or corrupt database aside (the daemon then starts "
+                                     "with an empty history) or closes a game that no longer replays "
+                                     "as damaged; --resume GAME cuts a damaged game back to its last "
+                                     "good action and makes it the running game again (a copy of the "
+                                     "database is kept first).")
+    common(fix)
+    fix.add_argument("--resume", type=int, metavar="GAME", help="game number to reopen (from `potionpi doctor`)")
+
     check = sub.add_parser("check", help="check the forest-floor Pico: firmware and protocol versions, round-trip time")
     common(check, data_dir=False)
     check.add_argument("--port", help="serial port of the Pico (default: found by USB id)")
@@ -132,6 +146,8 @@ def cmd_run(args) -> int:
         print(f"  table PIN: {daemon.pin}   (from {daemon.pin_source}; change it with `potionpi pin --new`)",
               flush=True)
         print(f"  data: {daemon.data_dir}", flush=True)
+        if daemon.table.damaged:
+            print(f"  note: {daemon.table.damaged['message']}", flush=True)
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
@@ -230,6 +246,21 @@ def cmd_replay(args) -> int:
     return EXIT_OK
 
 
+def _db_path(args) -> Path:
+    from .daemon import DB_FILE
+    return _data_dir(args, _config(args)) / DB_FILE
+
+
+def cmd_doctor(args) -> int:
+    from .doctor import doctor
+    return doctor(_db_path(args), sys.stdout)
+
+
+def cmd_repair(args) -> int:
+    from .doctor import repair
+    return repair(_db_path(args), sys.stdout, args.resume)
+
+
 def cmd_check(args) -> int:
     from .firmware_tools import check
     return check(args.port or _config(args)["forest_floor"]["serial_port"] or None, sys.stdout)
@@ -247,6 +278,7 @@ def cmd_calibrate(args) -> int:
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "history": cmd_history,
             "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
+            "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware}
 
 

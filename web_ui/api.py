@@ -49,7 +49,9 @@ def healthz() -> Response:
     return jsonify({"status": "ok", "devices": devices, "simulated": c.simulated,
                     "game": None if session is None else {"id": session["id"], "game": session["game"],
                                                           "version": session["version"]},
-                    "streams": c.streams})
+                    "streams": c.streams,
+                    # a game that could not be resumed at start-up (closed as damaged), or null
+                    "damaged": c.table.damaged})
 
 
 def offered_games() -> list[dict[str, Any]]:
@@ -65,11 +67,18 @@ def list_games() -> Response:
 
 
 # --- the session (the running game) --------------------------------------------------
+def no_game() -> ApiError:
+    """404, saying why when the last game could not be resumed."""
+    damaged = ctx().table.damaged
+    return ApiError(404, NO_GAME if damaged is None else f"{NO_GAME} ({damaged['message']})",
+                    extra={} if damaged is None else {"damaged": damaged})
+
+
 @bp.get("/api/v1/session")
 def get_session() -> Response:
     session = ctx().table.session()
     if session is None:
-        raise ApiError(404, NO_GAME)
+        raise no_game()
     return jsonify(session)
 
 
@@ -114,7 +123,7 @@ def post_action() -> Response:
     except VersionConflict as exc:
         raise ApiError(409, str(exc), extra={"session": exc.session}) from None
     except NoGame:
-        raise ApiError(404, NO_GAME) from None
+        raise no_game() from None
     except Refusal as exc:                  # InvalidAction: 400 (not an action of this game);
         raise ApiError(exc.status, str(exc)) from None   # IllegalAction: 422 (the rules say no)
     return jsonify(session)

@@ -18,6 +18,7 @@ def table_page() -> tuple[str, int, dict[str, str]]:
         "simulated": c.simulated,
         "unlocked": auth.unlocked(),
         "keepalive_seconds": c.settings["keepalive_seconds"],
+        "damaged": c.table.damaged,          # the last game could not be resumed: say so
     }
     response = render_template("table.html", boot=boot, csrf=auth.csrf_token(),
                                simulated=c.simulated, unlocked=boot["unlocked"])

@@ -151,7 +151,8 @@ function showStart() {
   $("#btn-new-game").hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
-    ? "Starting ends the running game (it stays in the history)." : "";
+    ? "Starting ends the running game (it stays in the history)."
+    : (!current && boot.damaged ? boot.damaged.message.replace(/^./, (c) => c.toUpperCase()) + "." : "");
 }
 
 function openStart() {
