@@ -10,6 +10,7 @@ directly: every change goes through ``table.act`` / ``table.start``.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -25,6 +26,9 @@ from .auth import PinBudget, PinGate
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
     from controller.table import Table
+
+TRUSTED_ADDRESSES = 32          # how many unlocked devices the server remembers
+TRUSTED_SECONDS = 24 * 3600     # ... and for how long after their last unlocked request
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
@@ -62,6 +66,21 @@ class TableContext:
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
     _streams: int = 0
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
+    # addresses that unlocked the table lately (cookie or PIN) -> when; the server keeps
+    # its connection reserve for them (server.py)
+    _unlocked_at: dict[str, float] = field(default_factory=dict)
+
+    def remember_unlocked(self, address: str) -> None:
+        now = time.time()
+        self._unlocked_at[address] = now
+        if len(self._unlocked_at) > TRUSTED_ADDRESSES:       # bounded: forget the oldest
+            for old in sorted(self._unlocked_at, key=self._unlocked_at.__getitem__)[:-TRUSTED_ADDRESSES]:
+                self._unlocked_at.pop(old, None)
+
+    def trusted(self, address: str) -> bool:
+        """True if ``address`` unlocked the table within the last day (the PIN'd tablet)."""
+        when = self._unlocked_at.get(address)
+        return when is not None and time.time() - when < TRUSTED_SECONDS
 
     @property
     def simulated(self) -> bool:

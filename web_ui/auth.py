@@ -231,9 +231,11 @@ def check_table() -> str:
     attempt = request.headers.get(PIN_HEADER)
     if attempt is not None:
         _gate().check(client_address(), attempt.strip())
+        _remember()
         return "pin"
     if unlocked():
         check_csrf()
+        _remember()
         return "cookie"
     raise ApiError(401, f"changing the table needs the table PIN (send it in the {PIN_HEADER} "
                         "header, or enter it on the tablet)")
@@ -254,6 +256,12 @@ def log_in(attempt: str) -> None:
     _gate().check(client_address(), attempt)
     session.permanent = True
     session["table"] = pin_fingerprint()
+    _remember()
+
+
+def _remember() -> None:
+    """This address holds the PIN: the server keeps connections in reserve for it."""
+    current_app.extensions["potionpi"].remember_unlocked(client_address())
 
 
 def log_out() -> None:
