@@ -54,6 +54,45 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 }
 
 
+MAX_JSON_DEPTH = 32      # no request of ours nests deeper than 5; 980 deep once cost a 500
+
+
+class JSONRefused(ValueError):
+    """Well-formed JSON that no client of ours sends (too deep, a broken character)."""
+
+
+class RequestJSON(DefaultJSONProvider):
+    """Flask's JSON, refusing what no client sends: deep nesting and lone surrogates.
+
+    Both used to pass the parser and fail later (a RecursionError, a string SQLite or
+    UTF-8 cannot store) as a 500; a ValueError here is a 400 with a sentence.
+    """
+
+    def loads(self, s, **kwargs):
+        try:
+            value = super().loads(s, **kwargs)
+        except RecursionError:
+            raise JSONRefused("the JSON is nested too deeply") from None
+        stack = [(value, 1)]
+        while stack:
+            item, depth = stack.pop()
+            if isinstance(item, str):
+                if not item.isascii():
+                    try:
+                        item.encode("utf-8")
+                    except UnicodeEncodeError:
+                        raise JSONRefused("the JSON has a broken character (a lone surrogate)") from None
+                continue
+            if depth > MAX_JSON_DEPTH and isinstance(item, (dict, list)):
+                raise JSONRefused("the JSON is nested too deeply")
+            if isinstance(item, dict):
+                stack.extend((k, depth + 1) for k in item)
+                stack.extend((v, depth + 1) for v in item.values())
+            elif isinstance(item, list):
+                stack.extend((v, depth + 1) for v in item)
+        return value
+
+
 @dataclass
 class TableContext:
     """What the blueprints need, kept in ``app.extensions["potionpi"]``."""
@@ -128,9 +167,9 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    if isinstance(app.json, DefaultJSONProvider):
-        app.json.sort_keys = False
-        app.json.compact = True
+    app.json = RequestJSON(app)
+    app.json.sort_keys = False
+    app.json.compact = True
     app.extensions["potionpi"] = TableContext(
         table=table, devices=devices,
         gate=PinGate(str(pin), attempts=int(merged["pin_attempts"]),

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller import games
 from controller.games import Refusal
 from controller.table import NoGame, VersionConflict
 
-from . import auth, ctx
+from . import JSONRefused, auth, ctx
 from .errors import ApiError
 
 bp = Blueprint("api", __name__)
@@ -20,7 +20,12 @@ NO_GAME = "no game is running; start one with POST /api/v1/session"
 # --- reading the request -------------------------------------------------------------
 def json_object() -> dict[str, Any]:
     """The request body as a JSON object, or 400 saying what is wrong with it."""
-    data = request.get_json(silent=True, force=True)
+    try:
+        data = current_app.json.loads(request.get_data(cache=True) or b"null")
+    except JSONRefused as exc:
+        raise ApiError(400, f"the request body was refused: {exc}") from None
+    except ValueError:                      # not JSON at all (or not UTF-8)
+        data = None
     if data is None:
         raise ApiError(400, "the request body must be JSON")
     if not isinstance(data, dict):
