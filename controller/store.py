@@ -41,6 +41,26 @@ class StoreError(Exception):
     """The database cannot be used; the message names the file and what to do."""
 
 
+class StoreWriteError(StoreError):
+    """A change could not be saved; nothing changed. ``full`` when the card has no room."""
+
+    def __init__(self, message: str, full: bool = False):
+        super().__init__(message)
+        self.full = full
+
+
+def write_problem(path: Path, exc: Exception) -> StoreWriteError:
+    """The sentence for a failed write, in the words of the person at the table."""
+    text = str(exc).lower()
+    if "full" in text or getattr(exc, "errno", None) == 28:
+        return StoreWriteError("the SD card is full: nothing was saved or changed. Free some space "
+                               f"on the Pi and try again (the game is in {path})", full=True)
+    if "readonly" in text or "read-only" in text:
+        return StoreWriteError(f"the game database {path} is read-only: nothing was saved or changed")
+    return StoreWriteError(f"the game database {path} could not be written ({exc}): "
+                           "nothing was saved or changed")
+
+
 class DamagedRow(ValueError):
     """One logged action cannot be read back; ``version`` says which."""
 
@@ -55,6 +75,7 @@ class Store:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
+        self.problem: str | None = None         # the last failed write, until one succeeds
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # SQLite takes a zero-length file for a new, empty database. Here it means a
@@ -88,7 +109,7 @@ class Store:
     def new_game(self, game: str, players: list[str], seed: int, options: dict[str, Any]) -> int:
         """Start a game; any game still running is closed as replaced (it stays in history)."""
         now = time.time()
-        with self._lock, self._tx():
+        with self._lock, self._write():
             self._db.execute(
                 "UPDATE games SET status = 'replaced', finished = ? WHERE status = 'playing'", (now,))
             # A finished game shown on the table is simply superseded; it keeps its outcome.
@@ -103,7 +124,7 @@ class Store:
                outcome: dict[str, Any] | None = None) -> None:
         """Log one applied action (and the outcome, if it ended the game) in one transaction."""
         now = time.time()
-        with self._lock, self._tx():
+        with self._lock, self._write():
             self._db.execute(
                 "INSERT INTO actions (game_id, version, action, source, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, version, json.dumps(action), source, now))
@@ -119,14 +140,14 @@ class Store:
 
     def close_damaged(self, game_id: int, reason: str) -> None:
         """Close a game that can no longer be resumed; it stays in the history with ``reason``."""
-        with self._lock, self._tx():
+        with self._lock, self._write():
             self._db.execute("UPDATE games SET status = 'damaged', finished = ?, damage = ? "
                              "WHERE id = ?", (time.time(), reason, game_id))
 
     def cut(self, game_id: int, from_version: int) -> int:
         """Drop the actions from ``from_version`` on and reopen the game (``potionpi repair``);
         returns how many actions were dropped. Any other running game is closed as replaced."""
-        with self._lock, self._tx():
+        with self._lock, self._write():
             dropped = self._db.execute("DELETE FROM actions WHERE game_id = ? AND version >= ?",
                                        (game_id, from_version)).rowcount
             self._db.execute("UPDATE games SET status = 'replaced', finished = ? "
@@ -192,8 +213,8 @@ class Store:
                 self._db = None  # type: ignore[assignment]
 
     # --- internals ------------------------------------------------------------
-    def _tx(self):
-        return _Transaction(self._db)
+    def _write(self):
+        return _Transaction(self)
 
     @staticmethod
     def _game(row: sqlite3.Row) -> dict[str, Any]:
@@ -205,15 +226,44 @@ class Store:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on any error (never a half-written change)."""
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any error (never a half-written change).
 
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
+    A write SQLite refuses (card full, read-only, I/O error) becomes StoreWriteError with a
+    sentence, kept in ``store.problem`` until a later write succeeds (GET /healthz shows it).
+    """
+
+    def __init__(self, store: "Store"):
+        self.store = store
+        self.db = store._db
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed(exc) from None
         return self.db
 
     def __exit__(self, exc_type, exc, tb):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass                               # SQLite may have rolled back already
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise self._failed(exc) from None
+            return False
+        try:
+            self.db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as commit_error:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise self._failed(commit_error) from None
+        self.store.problem = None
         return False
+
+    def _failed(self, exc: Exception) -> StoreWriteError:
+        error = write_problem(self.store.path, exc)
+        self.store.problem = str(error)
+        return error

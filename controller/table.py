@@ -21,7 +21,7 @@ from typing import Any, Callable, cast
 from . import games
 from .contracts import Action, Effect, Notice, OutcomeJSON, Session, State
 from .games import BadSetup, Refusal
-from .store import DamagedRow, Store
+from .store import DamagedRow, Store, StoreWriteError
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +203,8 @@ class Table:
             self.notice({"kind": "sensor", "message": "a sensor reported something but no game is running"})
         except Refusal as exc:
             self.notice({"kind": "sensor", "message": f"sensor event not used: {exc}"})
+        except StoreWriteError as exc:        # e.g. the card is full: the tablet says so
+            self.notice({"kind": "sensor", "message": f"sensor event not saved: {exc}"})
 
     def accepts(self, kind: str) -> bool:
         """True if the running game has an action of this type (a device asks before it

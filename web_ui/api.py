@@ -51,7 +51,9 @@ def healthz() -> Response:
     c = ctx()
     devices = c.devices.status() if c.devices is not None else {}
     session = c.table.session()
-    return jsonify({"status": "ok", "devices": devices, "simulated": c.simulated,
+    problem = c.table.store.problem             # e.g. the SD card is full
+    return jsonify({"status": "ok" if problem is None else "degraded", "storage": problem,
+                    "devices": devices, "simulated": c.simulated,
                     "game": None if session is None else {"id": session["id"], "game": session["game"],
                                                           "version": session["version"]},
                     "streams": c.streams,
