@@ -30,6 +30,7 @@ Holding connections open (issue 15: 200 silent sockets locked every tablet out):
   its live stream), and, once ``open_limit`` connections are open, any from an address
   that has not unlocked the table lately. The ``reserve`` above ``open_limit`` is kept
   for the PIN'd tablet (the app remembers which addresses used the cookie or the PIN).
+  The Pi itself (127.0.0.1, ::1: a screen on the Pi, scripts) is not capped.
   Waitress's own ``connection_limit`` (open_limit + reserve) stops accepting altogether.
 * Silent connections go fast: one with nothing running and no byte for ``idle_seconds``
   is closed (waitress's ``channel_timeout``), and so is one that takes longer than
@@ -55,6 +56,10 @@ DEFAULT_THREADS = 32
 #: connection limits (see the module docstring); the tests pass smaller ones
 LIMITS = {"per_client": 16, "open_limit": 100, "reserve": 20,
           "idle_seconds": 15, "request_seconds": 10}
+
+
+#: the Pi's own addresses; the caps are for devices on the Wi-Fi
+LOCAL = frozenset({"127.0.0.1", "::1"})
 
 
 class GuardedChannel(HTTPChannel):
@@ -91,8 +96,9 @@ class GuardedServer(TcpWSGIServer):
         host = addr[0] if isinstance(addr, tuple) else str(addr)
         channels = list(self.active_channels.values())
         mine = sum(1 for c in channels if isinstance(c.addr, tuple) and c.addr[0] == host)
-        if mine >= self.limits["per_client"] or (
-                len(channels) >= self.limits["open_limit"] and not self.trusted(host)):
+        local = host in LOCAL          # the Pi itself (its own screen, scripts): never a guest
+        if (mine >= self.limits["per_client"] and not local) or (
+                len(channels) >= self.limits["open_limit"] and not (local or self.trusted(host))):
             self.refused += 1
             if self.refused in (1, 10, 100) or self.refused % 1000 == 0:
                 log.warning("refused %d connection(s) over the limits (the latest from %s)",
