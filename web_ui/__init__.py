@@ -21,7 +21,7 @@ from flask.json.provider import DefaultJSONProvider
 
 from controller import games
 
-from .auth import PinBudget, PinGate
+from .auth import PinBudget, PinGate, TabletKeys
 
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
@@ -47,6 +47,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "pin_free_failures": 10,
     "pin_longest_wait_seconds": 600.0,
     "pin_budget_file": None,
+    # the unlocked tablets' keys (hashed), so Lock revokes a cookie; None: memory only
+    "tablets_file": None,
     # How long a tablet stays unlocked after entering the PIN once.
     "session_days": 90,
     # Milliseconds an EventSource waits before reconnecting (sent as "retry:").
@@ -101,6 +103,7 @@ class TableContext:
     devices: DeviceHub | None
     gate: PinGate
     settings: dict[str, Any]
+    tablets: TabletKeys = field(default_factory=TabletKeys)
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
     _streams: int = 0
@@ -178,9 +181,10 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
                                       longest_wait=float(merged["pin_longest_wait_seconds"]),
                                       path=Path(budget_file) if (budget_file := merged["pin_budget_file"])
                                       else None)),
+        tablets=TabletKeys(Path(merged["tablets_file"]) if merged["tablets_file"] else None),
         settings=merged)
 
-    from . import api, errors, floor_api, pages, plugins, stream
+    from . import api, errors, floor_api, headers, pages, plugins, stream
     app.register_blueprint(api.bp)
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
@@ -192,6 +196,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         if blueprint is not None:
             app.register_blueprint(blueprint)
     errors.register(app)
+    headers.register(app)
     return app
 
 

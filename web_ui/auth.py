@@ -184,6 +184,68 @@ class PinGate:
             self.pin = pin
 
 
+class TabletKeys:
+    """The unlocked tablets: one random key per PIN entry, carried in the signed cookie.
+
+    The cookie alone is not enough: its key must still be on this list, so *Lock* on a
+    tablet (logout) revokes that cookie everywhere, even a copy. Only hashes are kept (in
+    ``path``, so tablets stay unlocked across a restart); the oldest beyond ``limit`` go.
+    """
+
+    def __init__(self, path: Path | None = None, limit: int = 64):
+        self.path = path
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._hashes: list[str] = []
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text())
+                self._hashes = [h for h in loaded if isinstance(h, str)][-limit:]
+            except (OSError, ValueError, TypeError):
+                log.warning("%s is unreadable; every tablet enters the PIN again", path)
+
+    @staticmethod
+    def _hash(key: str) -> str:
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def issue(self) -> str:
+        key = secrets.token_urlsafe(24)
+        with self._lock:
+            self._hashes = [*self._hashes, self._hash(key)][-self.limit:]
+            self._save()
+        return key
+
+    def valid(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        wanted = self._hash(key)
+        with self._lock:
+            return any(hmac.compare_digest(wanted, h) for h in self._hashes)
+
+    def revoke(self, key: object) -> None:
+        if not isinstance(key, str):
+            return
+        wanted = self._hash(key)
+        with self._lock:
+            self._hashes = [h for h in self._hashes if h != wanted]
+            self._save()
+
+    def revoke_all(self) -> None:
+        with self._lock:
+            self._hashes = []
+            self._save()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps(self._hashes))
+            os.replace(tmp, self.path)
+        except OSError as exc:      # a full card: the tablet stays unlocked until a restart
+            log.warning("could not keep the unlocked tablets in %s: %s", self.path, exc)
+
+
 def _gate() -> PinGate:
     return current_app.extensions["potionpi"].gate
 
@@ -212,7 +274,8 @@ def csrf_token() -> str:
 def unlocked() -> bool:
     """True when this browser entered the PIN (and the PIN has not changed since)."""
     stored = session.get("table")
-    return isinstance(stored, str) and hmac.compare_digest(stored, pin_fingerprint())
+    return (isinstance(stored, str) and hmac.compare_digest(stored, pin_fingerprint())
+            and current_app.extensions["potionpi"].tablets.valid(session.get("tablet")))
 
 
 def check_csrf() -> None:
@@ -256,6 +319,7 @@ def log_in(attempt: str) -> None:
     _gate().check(client_address(), attempt)
     session.permanent = True
     session["table"] = pin_fingerprint()
+    session["tablet"] = current_app.extensions["potionpi"].tablets.issue()
     _remember()
 
 
@@ -265,5 +329,8 @@ def _remember() -> None:
 
 
 def log_out() -> None:
+    """Lock this tablet: its key is revoked, so a copy of the cookie is worthless too."""
     check_csrf()
+    current_app.extensions["potionpi"].tablets.revoke(session.get("tablet"))
     session.pop("table", None)
+    session.pop("tablet", None)
