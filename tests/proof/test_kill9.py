@@ -9,6 +9,7 @@ handful of cycles; bench/bench_proof.py runs 200.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 import threading
@@ -20,7 +21,7 @@ from tests.e2e.daemon_proc import DaemonProcess
 
 pytestmark = pytest.mark.slow
 
-CYCLES = 5
+CYCLES = int(os.environ.get("PROOF_KILL9_CYCLES", "5"))     # bench: 200
 
 
 def kill9_cycles(tmp_path, cycles: int, seed: int = 15) -> dict[str, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import threading
 import urllib.parse
 
@@ -41,7 +42,7 @@ def race(url: str, bodies: list[dict]) -> list[tuple[int, dict]]:
 
 def test_twenty_way_version_races_have_exactly_one_winner(client, live, proof_line):
     session = start_game(client)
-    rounds = 10
+    rounds = int(os.environ.get("PROOF_RACE_ROUNDS", "10"))      # bench: 100
     for _ in range(rounds):
         drop = session["legal_actions"][0]
         body = {"action": drop, "version": session["version"], "game_id": session["id"]}

@@ -15,7 +15,7 @@ import pytest
 
 from web_ui.server import LIMITS, make_server
 
-from .helpers import AUTH, start_game
+from tests.web.helpers import AUTH, start_game
 
 TABLET = "127.0.0.20"        # the tablet, a device on the Wi-Fi (127.0.0.1 is the Pi itself)
 PARTIAL = b"GET /api/v1/session HTTP/1.1\r\nHost: table\r\n"     # never finished
@@ -72,7 +72,7 @@ def unlock(port: int, source: str) -> None:
                    b'{"action": {"type": "drop", "colour": "red"}}') == 200
 
 
-def test_a_250_socket_slowloris_from_many_addresses_leaves_the_tablet_served(client, serve):
+def test_a_250_socket_slowloris_from_many_addresses_leaves_the_tablet_served(client, serve, proof_line):
     """The issue's attack with the production limits: 250 half-sent requests, then 20 taps."""
     start_game(client)
     server = serve()
@@ -91,6 +91,8 @@ def test_a_250_socket_slowloris_from_many_addresses_leaves_the_tablet_served(cli
         assert answered == [200] * 20
         # a newcomer that never unlocked the table waits for the attack to end
         assert_refused(server.port, "127.0.9.9")
+        proof_line("slowloris, 250 sockets from 250 addresses", 20, 20 - answered.count(200),
+                   f"tablet taps answered; {held} attacker sockets held (open limit {LIMITS['open_limit']})")
     finally:
         for s in attackers:
             s.close()
@@ -101,7 +103,7 @@ def assert_refused(port: int, source: str) -> None:
         request(port, "GET", "/healthz", source)
 
 
-def test_one_address_gets_only_its_share_of_connections(client, serve):
+def test_one_address_gets_only_its_share_of_connections(client, serve, proof_line):
     start_game(client)
     server = serve(per_client=4)
     mine = [connect(server.port, "127.0.0.66") for _ in range(12)]
@@ -110,12 +112,13 @@ def test_one_address_gets_only_its_share_of_connections(client, serve):
         assert refused == [False] * 4 + [True] * 8
         # another device (never unlocked) is still served: the table is not full
         assert request(server.port, "GET", "/healthz", "127.0.0.77") == 200
+        proof_line("connections from one address", len(mine), 0, "4 held, the rest closed at once")
     finally:
         for s in mine:
             s.close()
 
 
-def test_silent_connections_are_dropped_fast(client, serve):
+def test_silent_connections_are_dropped_fast(client, serve, proof_line):
     server = serve(idle_seconds=1)
     silent = [socket.create_connection(("127.0.0.1", server.port), timeout=5,
                                        source_address=("127.0.0.88", 0)) for _ in range(3)]
@@ -123,6 +126,7 @@ def test_silent_connections_are_dropped_fast(client, serve):
         start = time.monotonic()
         assert all(closed_by_server(s, 5) for s in silent)
         assert time.monotonic() - start < 4           # 1 s idle + the 1 s clean-up tick
+        proof_line("idle sockets", len(silent), 0, "closed after the idle time (15 s in production)")
     finally:
         for s in silent:
             s.close()
