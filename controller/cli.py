@@ -10,9 +10,20 @@ import threading
 from pathlib import Path
 
 from . import __version__
-from .config import Config, ConfigError, UsageError, default_data_dir, default_file
+from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def port_number(text: str) -> int:
+    """--port: 0 to 65535 (the kernel would take 99999 modulo 65536 without a word)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 0 to 65535") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 0 to 65535")
+    return port
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
-    run.add_argument("--port", type=int, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
 
     cfg = sub.add_parser("config", help="print the commented default config, or check a config file")
     group = cfg.add_mutually_exclusive_group(required=True)
@@ -139,7 +150,12 @@ def cmd_run(args) -> int:
         signal.signal(sig, lambda *_: stop.set())
     try:
         host = args.host or config["web"]["host"]
-        daemon.start(host, args.port)
+        try:
+            daemon.start(host, args.port)
+        except (OSError, ValueError) as exc:     # a host that is not ours, a port in use
+            port = config["web"]["port"] if args.port is None else args.port
+            raise UsageError(f"cannot listen on {host}:{port} ({getattr(exc, 'strerror', None) or exc}); "
+                             "check --host / [web] host and --port / [web] port") from None
         print(f"potionpi {__version__} is running ({'simulated' if sim else 'real'} devices)", flush=True)
         for url in daemon.urls(host):
             print(f"  open on the tablet: {url}", flush=True)
@@ -170,7 +186,7 @@ def cmd_pin(args) -> int:
     config = _config(args)
     data_dir = _data_dir(args, config)
     if args.set is not None:
-        if not (args.set.isdigit() and 4 <= len(args.set) <= 8):
+        if not is_pin(args.set):
             print(f"potionpi: PIN {args.set!r} is not allowed; use 4 to 8 digits", file=sys.stderr)
             return EXIT_USAGE
         pin, source = secrets_store.new_pin(data_dir, args.set), "data dir"
