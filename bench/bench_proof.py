@@ -27,13 +27,17 @@ LINE = re.compile(r"^PROOF (?P<name>.+?): (?P<tried>\d+) tried, (?P<failed>\d+) 
 def proof_table(quick: bool) -> int:
     env = dict(os.environ, **({} if quick else FULL))
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-p", "no:xdist",
-                             "-s", "tests/proof"], cwd=ROOT, env=env, capture_output=True, text=True)
+                             "--timeout=3600", "-s", "tests/proof"], cwd=ROOT, env=env, capture_output=True, text=True)
     rows = [m.groupdict() for m in map(LINE.match, result.stdout.splitlines()) if m]
     width = max(len(r["name"]) for r in rows) if rows else 10
     print(f"{'attack or fault':<{width}}  {'tried':>7}  {'failed':>6}  notes")
     for r in rows:
         print(f"{r['name']:<{width}}  {r['tried']:>7}  {r['failed']:>6}  {r['note'] or ''}")
     print(f"pytest: {result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-500:]}")
+    if result.returncode:                        # say what failed, not only that something did
+        for line in result.stdout.splitlines():
+            if line.startswith(("E ", "FAILED")):
+                print("  " + line)
     return result.returncode
 
 
