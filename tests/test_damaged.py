@@ -170,3 +170,10 @@ def test_doctor_on_a_healthy_table(tmp_path, capsys):
     assert main(["doctor", "--data-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert f"game #{game_id} resumes at version 4" in out and out.rstrip().endswith(": ok")
+
+
+def test_help_lists_doctor_and_repair(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "    doctor" in out and "    repair" in out
