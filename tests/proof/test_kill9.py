@@ -8,7 +8,6 @@ handful of cycles; bench/bench_proof.py runs 200.
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import sqlite3
@@ -29,46 +28,51 @@ def kill9_cycles(tmp_path, cycles: int, seed: int = 15) -> dict[str, int]:
     rng = random.Random(seed)
     acknowledged = lost = ahead = 0
     d = DaemonProcess(tmp_path).start()
-    status, _ = d.request("POST", "/api/v1/session", {"game": "mirakel-mix", "players": ["Ann", "Ben"],
-                                                       "seed": 7})
-    assert status == 201
-    for _ in range(cycles):
-        acked: list[tuple[int, int]] = []          # (game id, version) the daemon confirmed
-        stop = threading.Event()
+    try:
+        status, _ = d.request("POST", "/api/v1/session", {"game": "mirakel-mix", "players": ["Ann", "Ben"],
+                                                           "seed": 7})
+        assert status == 201
+        for _ in range(cycles):
+            acked: list[tuple[int, int]] = []          # (game id, version) the daemon confirmed
+            stop = threading.Event()
 
-        def tap():
-            while not stop.is_set():
-                try:
-                    status, session = d.request("GET", "/api/v1/session")
-                    if session.get("outcome"):
-                        status, session = d.request("POST", "/api/v1/session", {
-                            "game": "mirakel-mix", "players": ["Ann", "Ben"]})
-                        if status == 201:
-                            acked.append((session["id"], 0))
-                        continue
-                    status, after = d.request("POST", "/api/v1/session/actions", {
-                        "action": session["legal_actions"][0], "version": session["version"],
-                        "game_id": session["id"]})
-                    if status == 200:
-                        acked.append((after["id"], after["version"]))
-                except Exception:                   # noqa: BLE001 - any way a killed server ends a reply
-                    return                          # the daemon is gone
-        tapper = threading.Thread(target=tap)
-        tapper.start()
-        time.sleep(rng.uniform(0.2, 1.5))
-        d.kill9()
-        stop.set()
-        tapper.join(15)
-        d = DaemonProcess(tmp_path, port=d.port).start()
-        status, session = d.request("GET", "/api/v1/session")
-        assert status == 200, session
-        acknowledged += len(acked)
-        if acked:
-            game, version = acked[-1]
-            if (session["id"], session["version"]) < (game, version):
-                lost += 1
-            elif (session["id"], session["version"]) > (game, version):
-                ahead += 1                          # the action in flight was committed: fine
+            def tap():
+                while not stop.is_set():
+                    try:
+                        status, session = d.request("GET", "/api/v1/session")
+                        if session.get("outcome"):
+                            status, session = d.request("POST", "/api/v1/session", {
+                                "game": "mirakel-mix", "players": ["Ann", "Ben"]})
+                            if status == 201:
+                                acked.append((session["id"], 0))
+                            continue
+                        status, after = d.request("POST", "/api/v1/session/actions", {
+                            "action": session["legal_actions"][0], "version": session["version"],
+                            "game_id": session["id"]})
+                        if status == 200:
+                            acked.append((after["id"], after["version"]))
+                    except Exception:                   # noqa: BLE001 - any way a killed server ends a reply
+                        return                          # the daemon is gone
+            tapper = threading.Thread(target=tap)
+            tapper.start()
+            time.sleep(rng.uniform(0.2, 1.5))
+            d.kill9()
+            stop.set()
+            tapper.join(15)
+            d = DaemonProcess(tmp_path, port=d.port).start()
+            status, session = d.request("GET", "/api/v1/session")
+            assert status == 200, session
+            acknowledged += len(acked)
+            if acked:
+                game, version = acked[-1]
+                if (session["id"], session["version"]) < (game, version):
+                    lost += 1
+                elif (session["id"], session["version"]) > (game, version):
+                    ahead += 1                          # the action in flight was committed: fine
+    except BaseException:                           # a failed or timed-out run leaves no daemon behind
+        if d.proc is not None and d.proc.poll() is None:
+            d.kill9()
+        raise
     status, session = d.request("GET", "/api/v1/session")
     assert d.terminate() == 0
     # the log replays to what the daemon served (nothing half-written)
@@ -77,7 +81,6 @@ def kill9_cycles(tmp_path, cycles: int, seed: int = 15) -> dict[str, int]:
     versions = [v for (v,) in db.execute("SELECT version FROM actions WHERE game_id = ? ORDER BY version",
                                          (session["id"],))]
     assert versions == list(range(1, session["version"] + 1))
-    json.dumps(session)
     return {"cycles": cycles, "acknowledged": acknowledged, "lost": lost, "in_flight_kept": ahead}
 
 
