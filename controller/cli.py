@@ -12,10 +12,21 @@ import threading
 from pathlib import Path
 
 from . import __version__
-from .config import Config, ConfigError, UsageError, default_data_dir, default_file
+from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
 from .service.check import PARTS as CHECK_PARTS, SIM_FAULTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def port_number(text: str) -> int:
+    """--port: 0 to 65535 (the kernel would take 99999 modulo 65536 without a word)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 0 to 65535") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 0 to 65535")
+    return port
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
-    run.add_argument("--port", type=int, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
 
     cfg = sub.add_parser("config", help="print the commented default config, or check a config file")
     group = cfg.add_mutually_exclusive_group(required=True)
@@ -67,6 +78,20 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a game's log through its engine and report the result")
     common(replay)
     replay.add_argument("game_id", type=int, help="game number from `potionpi history`")
+
+    doctor = sub.add_parser("doctor", help="check the game database and explain what is wrong",
+                            description="Checks the database file and replays the running game and "
+                                        "every damaged one; says what `potionpi repair` would do. "
+                                        "Exit 0: all well; 1: something is wrong.")
+    common(doctor)
+    fix = sub.add_parser("repair", help="act on what `potionpi doctor` found",
+                         description="Moves an empty or corrupt database aside (the daemon then starts "
+                                     "with an empty history) or closes a game that no longer replays "
+                                     "as damaged; --resume GAME cuts a damaged game back to its last "
+                                     "good action and makes it the running game again (a copy of the "
+                                     "database is kept first).")
+    common(fix)
+    fix.add_argument("--resume", type=int, metavar="GAME", help="game number to reopen (from `potionpi doctor`)")
 
     check = sub.add_parser("check", help="check the whole table: pins, encoder, beam, colour sensor, "
                                          "Pico, floor homing; a pass/fail line and a fix for each",
@@ -208,10 +233,14 @@ def cmd_run(args) -> int:
         try:
             daemon.start(host, args.port)
         except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                raise
-            print(PORT_TAKEN.format(port=port), file=sys.stderr)
-            return EXIT_ERROR
+            if exc.errno == errno.EADDRINUSE:
+                print(PORT_TAKEN.format(port=port), file=sys.stderr)
+                return EXIT_ERROR
+            raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); "
+                             "check --host / [web] host and --port / [web] port") from None
+        except ValueError as exc:                # a host that is not an address
+            raise UsageError(f"cannot listen on {host}:{port} ({exc}); "
+                             "check --host / [web] host and --port / [web] port") from None
         urls = daemon.urls(host)
         print(f"potionpi {__version__} is running ({'simulated' if sim else 'real'} devices)", flush=True)
         for url in urls:
@@ -223,6 +252,8 @@ def cmd_run(args) -> int:
         print(discovery.terminal_qr(urls[0]), end="", flush=True)
         logging.getLogger("potionpi").info("running on %s (%s devices)", ", ".join(urls),
                                            "simulated" if sim else "real")
+        if daemon.table.damaged:
+            print(f"  note: {daemon.table.damaged['message']}", flush=True)
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
@@ -245,7 +276,7 @@ def cmd_pin(args) -> int:
     config = _config(args)
     data_dir = _data_dir(args, config)
     if args.set is not None:
-        if not (args.set.isdigit() and 4 <= len(args.set) <= 8):
+        if not is_pin(args.set):
             print(f"potionpi: PIN {args.set!r} is not allowed; use 4 to 8 digits", file=sys.stderr)
             return EXIT_USAGE
         pin, source = secrets_store.new_pin(data_dir, args.set), "data dir"
@@ -318,6 +349,21 @@ def cmd_replay(args) -> int:
     print(f"game #{row['id']} ({row['game']}): {len(actions)} actions replayed, "
           f"outcome {json.dumps(None if outcome is None else outcome.to_json(row['players']))}")
     return EXIT_OK
+
+
+def _db_path(args) -> Path:
+    from .daemon import DB_FILE
+    return _data_dir(args, _config(args)) / DB_FILE
+
+
+def cmd_doctor(args) -> int:
+    from .doctor import doctor
+    return doctor(_db_path(args), sys.stdout)
+
+
+def cmd_repair(args) -> int:
+    from .doctor import repair
+    return repair(_db_path(args), sys.stdout, args.resume)
 
 
 def cmd_check(args) -> int:
@@ -412,6 +458,7 @@ def cmd_calibrate(args) -> int:
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "history": cmd_history,
             "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
+            "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
             "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update}
 

@@ -7,6 +7,7 @@ value raises ``ConfigError`` naming the file, the key, the value and what is all
 from __future__ import annotations
 
 import copy
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -76,11 +77,18 @@ class Key:
             value = float(value)
         if not any(isinstance(value, kind) for kind in kinds):
             return False
+        if isinstance(value, float) and not math.isfinite(value):     # nan passes < and >
+            return False
         if self.low is not None and value < self.low:
             return False
         if self.high is not None and value > self.high:
             return False
         return True
+
+
+def is_pin(text: str) -> bool:
+    """4 to 8 ASCII digits (str.isdigit alone takes "٤٧١١", which no PIN pad can type)."""
+    return text.isascii() and text.isdigit() and 4 <= len(text) <= 8
 
 
 GPIO_PIN: dict[str, Any] = dict(kind=int, low=0, high=27)
@@ -266,7 +274,7 @@ class Config:
                     value = float(value)
                 self.values[section][key] = value
         pin = self.values["table"]["pin"]
-        if pin and not (pin.isdigit() and 4 <= len(pin) <= 8):
+        if pin and not is_pin(pin):
             raise ConfigError(f"{path}: table.pin = {pin!r} is not allowed; use 4 to 8 digits")
 
 

@@ -14,6 +14,8 @@ from .table import Table
 
 log = logging.getLogger(__name__)
 DB_FILE = "potionpi.sqlite3"
+PIN_BUDGET_FILE = "pin_budget.json"
+TABLETS_FILE = "tablets.json"
 
 
 class Daemon:
@@ -58,7 +60,11 @@ class Daemon:
     def settings(self) -> dict[str, Any]:
         web = self.config["web"]
         # threads go to the app too: it caps live streams so taps always find a free thread
-        return {"keepalive_seconds": web["keepalive_seconds"], "threads": web["threads"]}
+        return {"keepalive_seconds": web["keepalive_seconds"], "threads": web["threads"],
+                # wrong PINs are counted table-wide across restarts (web_ui/auth.py)
+                "pin_budget_file": str(self.data_dir / PIN_BUDGET_FILE),
+                # the unlocked tablets, so Lock revokes a cookie and a restart keeps the rest
+                "tablets_file": str(self.data_dir / TABLETS_FILE)}
 
     def start(self, host: str | None = None, port: int | None = None) -> int:
         """Bind and serve in a background thread; returns the port actually bound."""

@@ -5,6 +5,8 @@ import os
 import secrets
 from pathlib import Path
 
+from .config import is_pin
+
 PIN_FILE = "table_pin"
 KEY_FILE = "secret_key"
 
@@ -26,13 +28,13 @@ def table_pin(data_dir: Path, configured: str = "") -> tuple[str, str]:
         return configured, "config"
     env = os.environ.get("POTIONPI_PIN", "").strip()
     if env:
-        if not (env.isdigit() and 4 <= len(env) <= 8):
+        if not is_pin(env):
             raise ValueError(f"POTIONPI_PIN={env!r} is not allowed; use 4 to 8 digits")
         return env, "environment"
     path = data_dir / PIN_FILE
     if path.exists():
         pin = path.read_text().strip()
-        if pin.isdigit() and 4 <= len(pin) <= 8:
+        if is_pin(pin):
             return pin, "data dir"
     return new_pin(data_dir), "generated"
 

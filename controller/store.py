@@ -21,9 +21,10 @@ CREATE TABLE IF NOT EXISTS games (
     options   TEXT    NOT NULL,            -- JSON object
     seed      INTEGER NOT NULL,
     started   REAL    NOT NULL,
-    status    TEXT    NOT NULL DEFAULT 'playing',  -- playing | finished | done | replaced
+    status    TEXT    NOT NULL DEFAULT 'playing',  -- playing | finished | done | replaced | damaged
     finished  REAL,                        -- when it finished or was replaced
-    outcome   TEXT                         -- JSON outcome of a finished game
+    outcome   TEXT,                        -- JSON outcome of a finished game
+    damage    TEXT                         -- why a damaged game could not be resumed
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id   INTEGER NOT NULL REFERENCES games(id),
@@ -36,25 +37,79 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 
 
+class StoreError(Exception):
+    """The database cannot be used; the message names the file and what to do."""
+
+
+class StoreWriteError(StoreError):
+    """A change could not be saved; nothing changed. ``full`` when the card has no room."""
+
+    def __init__(self, message: str, full: bool = False):
+        super().__init__(message)
+        self.full = full
+
+
+def write_problem(path: Path, exc: Exception) -> StoreWriteError:
+    """The sentence for a failed write, in the words of the person at the table."""
+    text = str(exc).lower()
+    if "full" in text or getattr(exc, "errno", None) == 28:
+        return StoreWriteError("the SD card is full: nothing was saved or changed. Free some space "
+                               f"on the Pi and try again (the game is in {path})", full=True)
+    if "readonly" in text or "read-only" in text:
+        return StoreWriteError(f"the game database {path} is read-only: nothing was saved or changed")
+    return StoreWriteError(f"the game database {path} could not be written ({exc}): "
+                           "nothing was saved or changed")
+
+
+class DamagedRow(ValueError):
+    """One logged action cannot be read back; ``version`` says which."""
+
+    def __init__(self, version: int, message: str):
+        super().__init__(message)
+        self.version = version
+
+
 class Store:
     """The game log. All methods are safe to call from any thread."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self.problem: str | None = None         # the last failed write, until one succeeds
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # SQLite takes a zero-length file for a new, empty database. Here it means a
+            # log that was cut off (a full card, a copy gone wrong): starting "empty" would
+            # hide the loss, so refuse and say what to do.
+            if self.path.exists() and self.path.stat().st_size == 0:
+                raise StoreError(f"{self.path} is empty (0 bytes): the game history in it is lost. "
+                                 "Restore a copy, or run `potionpi repair` to move it aside and "
+                                 "start with an empty history")
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot use the game database ({exc}). "
+                             "`potionpi doctor` explains what is wrong") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open the game database "
+                             f"({exc.strerror or exc})") from None
+
+    def _migrate(self) -> None:
+        """Columns added since the first release (CREATE TABLE IF NOT EXISTS keeps old tables)."""
+        columns = {row["name"] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "damage" not in columns:
+            self._db.execute("ALTER TABLE games ADD COLUMN damage TEXT")
 
     # --- writing --------------------------------------------------------------
     def new_game(self, game: str, players: list[str], seed: int, options: dict[str, Any]) -> int:
         """Start a game; any game still running is closed as replaced (it stays in history)."""
         now = time.time()
-        with self._lock, self._tx():
+        with self._lock, self._write():
             self._db.execute(
                 "UPDATE games SET status = 'replaced', finished = ? WHERE status = 'playing'", (now,))
             # A finished game shown on the table is simply superseded; it keeps its outcome.
@@ -69,7 +124,7 @@ class Store:
                outcome: dict[str, Any] | None = None) -> None:
         """Log one applied action (and the outcome, if it ended the game) in one transaction."""
         now = time.time()
-        with self._lock, self._tx():
+        with self._lock, self._write():
             self._db.execute(
                 "INSERT INTO actions (game_id, version, action, source, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, version, json.dumps(action), source, now))
@@ -83,7 +138,46 @@ class Store:
                     "UPDATE games SET status = 'playing', finished = NULL, outcome = NULL "
                     "WHERE id = ? AND status = 'finished'", (game_id,))
 
+    def close_damaged(self, game_id: int, reason: str) -> None:
+        """Close a game that can no longer be resumed; it stays in the history with ``reason``."""
+        with self._lock, self._write():
+            self._db.execute("UPDATE games SET status = 'damaged', finished = ?, damage = ? "
+                             "WHERE id = ?", (time.time(), reason, game_id))
+
+    def cut(self, game_id: int, from_version: int) -> int:
+        """Drop the actions from ``from_version`` on and reopen the game (``potionpi repair``);
+        returns how many actions were dropped. Any other running game is closed as replaced."""
+        with self._lock, self._write():
+            dropped = self._db.execute("DELETE FROM actions WHERE game_id = ? AND version >= ?",
+                                       (game_id, from_version)).rowcount
+            self._db.execute("UPDATE games SET status = 'replaced', finished = ? "
+                             "WHERE status IN ('playing', 'finished') AND id != ?", (time.time(), game_id))
+            self._db.execute("UPDATE games SET status = 'playing', finished = NULL, outcome = NULL, "
+                             "damage = NULL WHERE id = ?", (game_id,))
+        return dropped
+
+    def backup(self, dest: Path) -> None:
+        """A consistent copy of the whole database (the WAL included) in ``dest``."""
+        with self._lock:
+            target = sqlite3.connect(dest)
+            try:
+                self._db.backup(target)
+            finally:
+                target.close()
+
+    def game(self, game_id: int) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return self._game(row) if row else None
+
     # --- reading --------------------------------------------------------------
+    def running_game_id(self) -> int | None:
+        """The id of the game to resume, read without decoding the row (it may be damaged)."""
+        with self._lock:
+            row = self._db.execute("SELECT id FROM games WHERE status IN ('playing', 'finished') "
+                                   "ORDER BY id DESC LIMIT 1").fetchone()
+        return row["id"] if row else None
+
     def running_game(self) -> dict[str, Any] | None:
         """The game to resume at start-up: the newest one not replaced."""
         with self._lock:
@@ -97,8 +191,14 @@ class Store:
             rows = self._db.execute(
                 "SELECT version, action, source, at FROM actions WHERE game_id = ? ORDER BY version",
                 (game_id,)).fetchall()
-        return [{"version": r["version"], "action": json.loads(r["action"]),
-                 "source": r["source"], "at": r["at"]} for r in rows]
+        entries = []
+        for r in rows:
+            try:
+                action = json.loads(r["action"])
+            except ValueError as exc:
+                raise DamagedRow(r["version"], f"action {r['version']} is not JSON ({exc})") from None
+            entries.append({"version": r["version"], "action": action, "source": r["source"], "at": r["at"]})
+        return entries
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """Newest games first, with their outcomes."""
@@ -113,27 +213,57 @@ class Store:
                 self._db = None  # type: ignore[assignment]
 
     # --- internals ------------------------------------------------------------
-    def _tx(self):
-        return _Transaction(self._db)
+    def _write(self):
+        return _Transaction(self)
 
     @staticmethod
     def _game(row: sqlite3.Row) -> dict[str, Any]:
         return {"id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
                 "options": json.loads(row["options"]), "seed": row["seed"],
                 "status": row["status"], "started": row["started"], "finished": row["finished"],
-                "outcome": json.loads(row["outcome"]) if row["outcome"] else None}
+                "outcome": json.loads(row["outcome"]) if row["outcome"] else None,
+                "damage": row["damage"]}
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on any error (never a half-written change)."""
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any error (never a half-written change).
 
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
+    A write SQLite refuses (card full, read-only, I/O error) becomes StoreWriteError with a
+    sentence, kept in ``store.problem`` until a later write succeeds (GET /healthz shows it).
+    """
+
+    def __init__(self, store: "Store"):
+        self.store = store
+        self.db = store._db
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed(exc) from None
         return self.db
 
     def __exit__(self, exc_type, exc, tb):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass                               # SQLite may have rolled back already
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise self._failed(exc) from None
+            return False
+        try:
+            self.db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as commit_error:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise self._failed(commit_error) from None
+        self.store.problem = None
         return False
+
+    def _failed(self, exc: Exception) -> StoreWriteError:
+        error = write_problem(self.store.path, exc)
+        self.store.problem = str(error)
+        return error

@@ -11,6 +11,7 @@ half an update:
 """
 from __future__ import annotations
 
+import json
 import logging
 import random
 import threading
@@ -20,7 +21,7 @@ from typing import Any, Callable, cast
 from . import games
 from .contracts import Action, Effect, Notice, OutcomeJSON, Session, State
 from .games import BadSetup, Refusal
-from .store import Store
+from .store import DamagedRow, Store, StoreWriteError
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,63 @@ class VersionConflict(Exception):
         self.session = session
 
 
+class ReplayFailed(Exception):
+    """A logged game no longer replays; ``reason`` says where and why, in words."""
+
+    def __init__(self, reason: str, game: str | None = None, version: int | None = None):
+        super().__init__(reason)
+        self.reason, self.game, self.version = reason, game, version
+
+
+def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game] = games.load
+           ) -> tuple[dict[str, Any], games.Game, State, int]:
+    """(row, engine, state, version) of a logged game, or ReplayFailed saying what broke.
+
+    Storage errors (sqlite3.Error, OSError) pass through: they say nothing about the game.
+    """
+    try:
+        row = store.game(game_row_id)
+    except ValueError as exc:                     # the row's JSON was changed
+        raise ReplayFailed(f"its entry in the games table is unreadable ({exc})") from None
+    if row is None:
+        raise ReplayFailed(f"there is no game #{game_row_id}")
+    try:
+        engine = load_game(row["game"])
+    except Exception as exc:
+        raise ReplayFailed(f"the game {row['game']!r} is not installed ({exc})", row["game"]) from None
+    try:
+        state = engine.setup(row["players"], row["seed"], row["options"])
+    except Exception as exc:
+        raise ReplayFailed(f"its set-up is no longer accepted ({exc})", row["game"], 0) from None
+    version = 0
+    try:
+        entries = store.actions(game_row_id)
+    except DamagedRow as exc:
+        raise ReplayFailed(f"{exc}", row["game"], exc.version) from None
+    for entry in entries:
+        if entry["version"] != version + 1:       # a row was deleted: the rest would replay wrong
+            raise ReplayFailed(f"action {version + 1} is missing from the log", row["game"], version + 1)
+        try:
+            state, _effects = engine.apply(state, entry["action"])   # devices are not replayed
+        except MemoryError:
+            raise
+        except Exception as exc:                  # Refusal from the rules, or any engine error
+            raise ReplayFailed(f"action {entry['version']} ({json.dumps(entry['action'])}) no longer "
+                               f"replays: {exc}", row["game"], entry["version"]) from None
+        version = entry["version"]
+    return row, engine, state, version
+
+
+class GameChanged(VersionConflict):
+    """The client acted on a game that is no longer on the table (versions restart at 0
+    with every game, so the version alone cannot tell an old game's tap from a new one's)."""
+
+    def __init__(self, given: int, session: Session):
+        Exception.__init__(self, f"that was meant for game #{given}, but game #{session['id']} "
+                                 f"({session['game']}) is on the table now; look again and retry")
+        self.session = session
+
+
 class Table:
     """Holds the running game and is its only writer."""
 
@@ -61,20 +119,31 @@ class Table:
         self._version = 0
         self._session: Session | None = None   # cached public session of _version
         self.closed = False
+        # the game resume() had to close as damaged ({"id", "game", "reason", "message"})
+        self.damaged: dict[str, Any] | None = None
 
     # --- life cycle -------------------------------------------------------------
     def resume(self) -> Session | None:
-        """Rebuild the running game from the log (state = replay(setup, actions))."""
+        """Rebuild the running game from the log (state = replay(setup, actions)).
+
+        A game that no longer replays (a row edited by hand, a rule changed by an upgrade)
+        is closed as damaged, with the reason, and the table starts without a game: the
+        players can start a new one, ``potionpi doctor`` explains, ``potionpi repair`` acts.
+        """
         with self._lock:
-            row = self.store.running_game()
-            if row is None:
+            game_row_id = self.store.running_game_id()
+            if game_row_id is None:
                 return None
-            engine = self._load_game(row["game"])
-            state = engine.setup(row["players"], row["seed"], row["options"])
-            version = 0
-            for entry in self.store.actions(row["id"]):
-                state, _effects = engine.apply(state, entry["action"])  # devices are not replayed
-                version = entry["version"]
+            try:
+                row, engine, state, version = replay(self.store, game_row_id, self._load_game)
+            except ReplayFailed as exc:
+                self.store.close_damaged(game_row_id, exc.reason)
+                self.damaged = {"id": game_row_id, "game": exc.game, "reason": exc.reason,
+                                "message": f"game #{game_row_id} could not be resumed and was closed "
+                                           f"as damaged: {exc.reason}. Start a new game; "
+                                           "`potionpi doctor` on the Pi explains more"}
+                log.error("%s", self.damaged["message"])
+                return None
             self._install(row["id"], engine, row, state, version)
             log.info("resumed %s game %d at version %d", row["game"], row["id"], version)
             return self._session
@@ -93,20 +162,24 @@ class Table:
             game_row_id = self.store.new_game(game_id, list(players), seed, options)
             meta = {"game": game_id, "players": list(players), "seed": seed, "options": options}
             session = self._install(game_row_id, engine, meta, state, 0)
+            self.damaged = None          # a new game: the damaged one is only history now
             self._publish()
             # devices put themselves in step with the new game (e.g. all drops back in)
             self.device_sync()
             return session
 
     # --- the one writer ----------------------------------------------------------
-    def act(self, action: Action, *, version: int | None = None,
+    def act(self, action: Action, *, version: int | None = None, game_id: int | None = None,
             source: str = "player") -> Session:
-        """Apply one action. Raises NoGame, VersionConflict, InvalidAction (malformed) or
-        IllegalAction (the rules, the game is over); then nothing changed."""
+        """Apply one action. Raises NoGame, VersionConflict (GameChanged when ``game_id``
+        is not the running game), InvalidAction (malformed) or IllegalAction (the rules,
+        the game is over); then nothing changed."""
         with self._lock:
             if self._engine is None or self._state is None or self._game_id is None \
                     or self._session is None:
                 raise NoGame()
+            if game_id is not None and game_id != self._game_id:
+                raise GameChanged(game_id, self._session)
             if version is not None and version != self._version:
                 raise VersionConflict(version, self._session)
             # the engine refuses what a finished game no longer takes (Game.apply)
@@ -130,6 +203,8 @@ class Table:
             self.notice({"kind": "sensor", "message": "a sensor reported something but no game is running"})
         except Refusal as exc:
             self.notice({"kind": "sensor", "message": f"sensor event not used: {exc}"})
+        except StoreWriteError as exc:        # e.g. the card is full: the tablet says so
+            self.notice({"kind": "sensor", "message": f"sensor event not saved: {exc}"})
 
     def accepts(self, kind: str) -> bool:
         """True if the running game has an action of this type (a device asks before it

@@ -10,6 +10,8 @@ directly: every change goes through ``table.act`` / ``table.start``.
 from __future__ import annotations
 
 import threading
+import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -19,11 +21,14 @@ from flask.json.provider import DefaultJSONProvider
 
 from controller import games
 
-from .auth import PinGate
+from .auth import PinBudget, PinGate, TabletKeys
 
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
     from controller.table import Table
+
+TRUSTED_ADDRESSES = 32          # how many unlocked devices the server remembers
+TRUSTED_SECONDS = 24 * 3600     # ... and for how long after their last unlocked request
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
@@ -37,11 +42,57 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,
+    # Table-wide: wrong PINs from anywhere before every PIN entry waits (1, 2, 4 ... s),
+    # the longest wait, and the file that keeps the count across restarts (None: memory).
+    "pin_free_failures": 10,
+    "pin_longest_wait_seconds": 600.0,
+    "pin_budget_file": None,
+    # the unlocked tablets' keys (hashed), so Lock revokes a cookie; None: memory only
+    "tablets_file": None,
     # How long a tablet stays unlocked after entering the PIN once.
     "session_days": 90,
     # Milliseconds an EventSource waits before reconnecting (sent as "retry:").
     "reconnect_ms": 2000,
 }
+
+
+MAX_JSON_DEPTH = 32      # no request of ours nests deeper than 5; 980 deep once cost a 500
+
+
+class JSONRefused(ValueError):
+    """Well-formed JSON that no client of ours sends (too deep, a broken character)."""
+
+
+class RequestJSON(DefaultJSONProvider):
+    """Flask's JSON, refusing what no client sends: deep nesting and lone surrogates.
+
+    Both used to pass the parser and fail later (a RecursionError, a string SQLite or
+    UTF-8 cannot store) as a 500; a ValueError here is a 400 with a sentence.
+    """
+
+    def loads(self, s, **kwargs):
+        try:
+            value = super().loads(s, **kwargs)
+        except RecursionError:
+            raise JSONRefused("the JSON is nested too deeply") from None
+        stack = [(value, 1)]
+        while stack:
+            item, depth = stack.pop()
+            if isinstance(item, str):
+                if not item.isascii():
+                    try:
+                        item.encode("utf-8")
+                    except UnicodeEncodeError:
+                        raise JSONRefused("the JSON has a broken character (a lone surrogate)") from None
+                continue
+            if depth > MAX_JSON_DEPTH and isinstance(item, (dict, list)):
+                raise JSONRefused("the JSON is nested too deeply")
+            if isinstance(item, dict):
+                stack.extend((k, depth + 1) for k in item)
+                stack.extend((v, depth + 1) for v in item.values())
+            elif isinstance(item, list):
+                stack.extend((v, depth + 1) for v in item)
+        return value
 
 
 @dataclass
@@ -52,10 +103,26 @@ class TableContext:
     devices: DeviceHub | None
     gate: PinGate
     settings: dict[str, Any]
+    tablets: TabletKeys = field(default_factory=TabletKeys)
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
     _streams: int = 0
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
+    # addresses that unlocked the table lately (cookie or PIN) -> when; the server keeps
+    # its connection reserve for them (server.py)
+    _unlocked_at: dict[str, float] = field(default_factory=dict)
+
+    def remember_unlocked(self, address: str) -> None:
+        now = time.time()
+        self._unlocked_at[address] = now
+        if len(self._unlocked_at) > TRUSTED_ADDRESSES:       # bounded: forget the oldest
+            for old in sorted(self._unlocked_at, key=self._unlocked_at.__getitem__)[:-TRUSTED_ADDRESSES]:
+                self._unlocked_at.pop(old, None)
+
+    def trusted(self, address: str) -> bool:
+        """True if ``address`` unlocked the table within the last day (the PIN'd tablet)."""
+        when = self._unlocked_at.get(address)
+        return when is not None and time.time() - when < TRUSTED_SECONDS
 
     @property
     def simulated(self) -> bool:
@@ -103,16 +170,21 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    if isinstance(app.json, DefaultJSONProvider):
-        app.json.sort_keys = False
-        app.json.compact = True
+    app.json = RequestJSON(app)
+    app.json.sort_keys = False
+    app.json.compact = True
     app.extensions["potionpi"] = TableContext(
         table=table, devices=devices,
         gate=PinGate(str(pin), attempts=int(merged["pin_attempts"]),
-                     window=float(merged["pin_window_seconds"])),
+                     window=float(merged["pin_window_seconds"]),
+                     budget=PinBudget(free=int(merged["pin_free_failures"]),
+                                      longest_wait=float(merged["pin_longest_wait_seconds"]),
+                                      path=Path(budget_file) if (budget_file := merged["pin_budget_file"])
+                                      else None)),
+        tablets=TabletKeys(Path(merged["tablets_file"]) if merged["tablets_file"] else None),
         settings=merged)
 
-    from . import api, errors, floor_api, owner, pages, plugins, stream
+    from . import api, errors, floor_api, headers, owner, pages, plugins, stream
     app.register_blueprint(api.bp)
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
@@ -125,6 +197,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         if blueprint is not None:
             app.register_blueprint(blueprint)
     errors.register(app)
+    headers.register(app)
     return app
 
 

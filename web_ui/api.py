@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller import games
 from controller.games import Refusal
 from controller.table import NoGame, VersionConflict
 
-from . import auth, ctx
+from . import JSONRefused, auth, ctx
 from .errors import ApiError
 
 bp = Blueprint("api", __name__)
@@ -20,7 +20,12 @@ NO_GAME = "no game is running; start one with POST /api/v1/session"
 # --- reading the request -------------------------------------------------------------
 def json_object() -> dict[str, Any]:
     """The request body as a JSON object, or 400 saying what is wrong with it."""
-    data = request.get_json(silent=True, force=True)
+    try:
+        data = current_app.json.loads(request.get_data(cache=True) or b"null")
+    except JSONRefused as exc:
+        raise ApiError(400, f"the request body was refused: {exc}") from None
+    except ValueError:                      # not JSON at all (or not UTF-8)
+        data = None
     if data is None:
         raise ApiError(400, "the request body must be JSON")
     if not isinstance(data, dict):
@@ -46,10 +51,14 @@ def healthz() -> Response:
     c = ctx()
     devices = c.devices.status() if c.devices is not None else {}
     session = c.table.session()
-    return jsonify({"status": "ok", "devices": devices, "simulated": c.simulated,
+    problem = c.table.store.problem             # e.g. the SD card is full
+    return jsonify({"status": "ok" if problem is None else "degraded", "storage": problem,
+                    "devices": devices, "simulated": c.simulated,
                     "game": None if session is None else {"id": session["id"], "game": session["game"],
                                                           "version": session["version"]},
-                    "streams": c.streams})
+                    "streams": c.streams,
+                    # a game that could not be resumed at start-up (closed as damaged), or null
+                    "damaged": c.table.damaged})
 
 
 def offered_games() -> list[dict[str, Any]]:
@@ -65,11 +74,18 @@ def list_games() -> Response:
 
 
 # --- the session (the running game) --------------------------------------------------
+def no_game() -> ApiError:
+    """404, saying why when the last game could not be resumed."""
+    damaged = ctx().table.damaged
+    return ApiError(404, NO_GAME if damaged is None else f"{NO_GAME} ({damaged['message']})",
+                    extra={} if damaged is None else {"damaged": damaged})
+
+
 @bp.get("/api/v1/session")
 def get_session() -> Response:
     session = ctx().table.session()
     if session is None:
-        raise ApiError(404, NO_GAME)
+        raise no_game()
     return jsonify(session)
 
 
@@ -108,12 +124,13 @@ def post_action() -> Response:
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise ApiError(400, '"action" must be an object with a "type", e.g. {"type": "empty_bowl", "bowl": 0}')
     version = whole_number(data, "version", low=0, high=2**63 - 1)
+    game_id = whole_number(data, "game_id", low=0, high=2**63 - 1)
     try:
-        session = ctx().table.act(action, version=version, source="player")
+        session = ctx().table.act(action, version=version, game_id=game_id, source="player")
     except VersionConflict as exc:
         raise ApiError(409, str(exc), extra={"session": exc.session}) from None
     except NoGame:
-        raise ApiError(404, NO_GAME) from None
+        raise no_game() from None
     except Refusal as exc:                  # InvalidAction: 400 (not an action of this game);
         raise ApiError(exc.status, str(exc)) from None   # IllegalAction: 422 (the rules say no)
     return jsonify(session)

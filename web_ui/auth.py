@@ -7,39 +7,137 @@ Watching is open. Changing needs either
   ``X-CSRF-Token`` header copied from the page's ``<meta name="csrf-token">``
   (a page on another site can neither read that token nor set the header).
 
-Wrong PINs are counted per client address; after ``attempts`` wrong ones within
-``window`` seconds every PIN attempt from that address gets 429 until the window
-has passed, so a 4-digit PIN cannot be guessed by brute force.
+Wrong PINs are limited twice (docs/security.md has the figures):
+
+* per client address: after ``attempts`` wrong ones within ``window`` seconds every
+  PIN attempt from that address gets 429 until the window has passed;
+* table-wide (:class:`PinBudget`): an attacker with many addresses gets
+  ``free`` wrong PINs in all, then every PIN attempt from anywhere waits, twice as
+  long after each further wrong one, up to ``longest_wait``. The count drains by one
+  per ``longest_wait`` and is kept in the data dir, so a restart does not reset it.
+
+A tablet that already holds the cookie is never asked for the PIN, so an attack
+on the PIN does not lock the players out of their game.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 import hmac
+import json
+import logging
 import math
+import os
 import secrets
 import threading
 import time
 from collections import deque
+from pathlib import Path
 from typing import Callable
 
 from flask import current_app, request, session
 
 from .errors import ApiError
 
+log = logging.getLogger(__name__)
+
 PIN_HEADER = "X-Table-Pin"
 CSRF_HEADER = "X-CSRF-Token"
+
+
+class PinBudget:
+    """The table-wide allowance of wrong PINs, whatever address they come from.
+
+    ``level`` counts wrong PINs and drains by one every ``longest_wait`` seconds. While
+    it is at most ``free`` nothing waits; each wrong PIN above that closes the PIN check
+    for everyone for 1, 2, 4 ... seconds, at most ``longest_wait``. During the wait every
+    attempt gets 429 *without being checked*, so guessing faster learns nothing. In the
+    long run at most 3600 / ``longest_wait`` wrong PINs an hour get checked.
+
+    Kept in ``path`` (JSON, wall-clock times) so a restart does not hand out a new
+    allowance; a right PIN empties the count (whoever typed it knows the PIN anyway).
+    """
+
+    def __init__(self, *, free: int = 10, longest_wait: float = 600.0, path: Path | None = None,
+                 clock: Callable[[], float] = time.time):
+        self.free = free
+        self.longest_wait = longest_wait
+        self.path = path
+        self._clock = clock
+        self.level = 0.0
+        self.updated = clock()
+        self.closed_until = 0.0
+        self._load()
+
+    def wait(self) -> float:
+        """Seconds until a PIN may be checked again (0: now)."""
+        return max(0.0, self.closed_until - self._clock())
+
+    def failed(self) -> None:
+        """Count one wrong PIN and close the check for the next wait."""
+        now = self._drain()
+        self.level += 1
+        over = self.level - self.free
+        if over > 0:
+            wait = min(self.longest_wait, 2.0 ** (round(over) - 1))
+            self.closed_until = max(self.closed_until, now + wait)
+        # the level never needs to go above what gives the longest wait; capped, it
+        # drains back to nothing in a bounded time once the attack stops
+        self.level = min(self.level, self.free + math.ceil(math.log2(self.longest_wait)) + 1)
+        self._save()
+
+    def succeeded(self) -> None:
+        if self.level or self.closed_until:
+            self.level, self.closed_until = 0.0, 0.0
+            self.updated = self._clock()
+            self._save()
+
+    def _drain(self) -> float:
+        now = self._clock()
+        elapsed = max(0.0, now - self.updated)
+        self.level = max(0.0, self.level - elapsed / self.longest_wait)
+        self.updated = now
+        return now
+
+    def _load(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text())
+            level, updated, closed = (float(data["level"]), float(data["updated"]),
+                                      float(data["closed_until"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            # unreadable: assume the worst rather than hand out a fresh allowance
+            log.warning("%s is unreadable; the PIN check starts closed for %s s",
+                        self.path, self.longest_wait)
+            level, updated, closed = self.free + math.ceil(math.log2(self.longest_wait)) + 1, self._clock(), \
+                self._clock() + self.longest_wait
+        if math.isfinite(level) and math.isfinite(updated) and math.isfinite(closed):
+            self.level, self.updated = max(0.0, level), min(updated, self._clock())
+            self.closed_until = min(closed, self._clock() + self.longest_wait)
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        data = {"level": self.level, "updated": self.updated, "closed_until": self.closed_until}
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, self.path)
+        except OSError as exc:       # a full card must not turn a wrong PIN into a 500
+            log.warning("could not keep the PIN budget in %s: %s", self.path, exc)
 
 
 class PinGate:
     """Checks PINs in constant time and counts wrong attempts per client address."""
 
     def __init__(self, pin: str, *, attempts: int = 5, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, budget: PinBudget | None = None):
         self.pin = pin
         self.attempts = attempts
         self.window = window
         self._clock = clock
+        self.budget = budget if budget is not None else PinBudget()
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
@@ -52,10 +150,19 @@ class PinGate:
                 wait = max(1, math.ceil(recent[0] + self.window - now))
                 raise ApiError(429, f"too many wrong PINs from this device; wait {wait} seconds "
                                     "and try again", headers={"Retry-After": str(wait)})
-            if hmac.compare_digest(attempt.encode(), self.pin.encode()):
+            table_wait = self.budget.wait()
+            if table_wait > 0:
+                wait = max(1, math.ceil(table_wait))
+                raise ApiError(429, "too many wrong PINs at this table; every PIN entry waits "
+                                    f"{wait} seconds (a tablet that is already unlocked plays on)",
+                               headers={"Retry-After": str(wait)})
+            if hmac.compare_digest(attempt.encode("utf-8", "surrogatepass"),
+                                   self.pin.encode("utf-8", "surrogatepass")):
+                self.budget.succeeded()
                 return
             recent.append(now)
             self._failures[address] = recent
+            self.budget.failed()
             left = self.attempts - len(recent)
         hint = f" ({left} tries left this minute)" if left > 0 else ""
         raise ApiError(401, f"that is not the table PIN{hint}")
@@ -75,6 +182,68 @@ class PinGate:
         """A new PIN; every tablet must enter it again (cookies carry the old fingerprint)."""
         with self._lock:
             self.pin = pin
+
+
+class TabletKeys:
+    """The unlocked tablets: one random key per PIN entry, carried in the signed cookie.
+
+    The cookie alone is not enough: its key must still be on this list, so *Lock* on a
+    tablet (logout) revokes that cookie everywhere, even a copy. Only hashes are kept (in
+    ``path``, so tablets stay unlocked across a restart); the oldest beyond ``limit`` go.
+    """
+
+    def __init__(self, path: Path | None = None, limit: int = 64):
+        self.path = path
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._hashes: list[str] = []
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text())
+                self._hashes = [h for h in loaded if isinstance(h, str)][-limit:]
+            except (OSError, ValueError, TypeError):
+                log.warning("%s is unreadable; every tablet enters the PIN again", path)
+
+    @staticmethod
+    def _hash(key: str) -> str:
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def issue(self) -> str:
+        key = secrets.token_urlsafe(24)
+        with self._lock:
+            self._hashes = [*self._hashes, self._hash(key)][-self.limit:]
+            self._save()
+        return key
+
+    def valid(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        wanted = self._hash(key)
+        with self._lock:
+            return any(hmac.compare_digest(wanted, h) for h in self._hashes)
+
+    def revoke(self, key: object) -> None:
+        if not isinstance(key, str):
+            return
+        wanted = self._hash(key)
+        with self._lock:
+            self._hashes = [h for h in self._hashes if h != wanted]
+            self._save()
+
+    def revoke_all(self) -> None:
+        with self._lock:
+            self._hashes = []
+            self._save()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps(self._hashes))
+            os.replace(tmp, self.path)
+        except OSError as exc:      # a full card: the tablet stays unlocked until a restart
+            log.warning("could not keep the unlocked tablets in %s: %s", self.path, exc)
 
 
 def _gate() -> PinGate:
@@ -105,7 +274,8 @@ def csrf_token() -> str:
 def unlocked() -> bool:
     """True when this browser entered the PIN (and the PIN has not changed since)."""
     stored = session.get("table")
-    return isinstance(stored, str) and hmac.compare_digest(stored, pin_fingerprint())
+    return (isinstance(stored, str) and hmac.compare_digest(stored, pin_fingerprint())
+            and current_app.extensions["potionpi"].tablets.valid(session.get("tablet")))
 
 
 def check_csrf() -> None:
@@ -124,9 +294,11 @@ def check_table() -> str:
     attempt = request.headers.get(PIN_HEADER)
     if attempt is not None:
         _gate().check(client_address(), attempt.strip())
+        _remember()
         return "pin"
     if unlocked():
         check_csrf()
+        _remember()
         return "cookie"
     raise ApiError(401, f"changing the table needs the table PIN (send it in the {PIN_HEADER} "
                         "header, or enter it on the tablet)")
@@ -147,8 +319,18 @@ def log_in(attempt: str) -> None:
     _gate().check(client_address(), attempt)
     session.permanent = True
     session["table"] = pin_fingerprint()
+    session["tablet"] = current_app.extensions["potionpi"].tablets.issue()
+    _remember()
+
+
+def _remember() -> None:
+    """This address holds the PIN: the server keeps connections in reserve for it."""
+    current_app.extensions["potionpi"].remember_unlocked(client_address())
 
 
 def log_out() -> None:
+    """Lock this tablet: its key is revoked, so a copy of the cookie is worthless too."""
     check_csrf()
+    current_app.extensions["potionpi"].tablets.revoke(session.get("tablet"))
     session.pop("table", None)
+    session.pop("tablet", None)

@@ -7,6 +7,8 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from controller.store import StoreWriteError
+
 log = logging.getLogger(__name__)
 
 # Werkzeug's default descriptions talk to developers; these talk to a player or a script.
@@ -48,6 +50,12 @@ def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
         return _json(exc.status, exc.message, exc.extra, exc.headers)
+
+    @app.errorhandler(StoreWriteError)
+    def store_write_error(exc: StoreWriteError):
+        # 507 Insufficient Storage when the card is full; nothing was changed either way
+        log.error("%s", exc)
+        return _json(507 if exc.full else 503, str(exc))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -18,7 +18,10 @@ def table_page() -> tuple[str, int, dict[str, str]]:
         "simulated": c.simulated,
         "unlocked": auth.unlocked(),
         "keepalive_seconds": c.settings["keepalive_seconds"],
+        "damaged": c.table.damaged,          # the last game could not be resumed: say so
     }
+    if boot["unlocked"]:
+        c.remember_unlocked(auth.client_address())
     response = render_template("table.html", boot=boot, csrf=auth.csrf_token(),
                                simulated=c.simulated, unlocked=boot["unlocked"])
     return response, 200, {"Cache-Control": "no-store"}

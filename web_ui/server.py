@@ -22,29 +22,122 @@ How waitress treats the SSE stream (waitress 3.x, checked in its source):
   Without it a closed tablet held its thread until the connection timed out.
 * ``close()`` first tells every stream to finish (the app's shutdown event), then
   stops the worker threads and closes all sockets so ``run()`` returns.
+
+Holding connections open (issue 15: 200 silent sockets locked every tablet out):
+
+* ``GuardedServer`` accepts every connection and closes at once the ones over the
+  limits: ``per_client`` open connections per address (a browser opens 6 at most, plus
+  its live stream), and, once ``open_limit`` connections are open, any from an address
+  that has not unlocked the table lately. The ``reserve`` above ``open_limit`` is kept
+  for the PIN'd tablet (the app remembers which addresses used the cookie or the PIN).
+  The Pi itself (127.0.0.1, ::1: a screen on the Pi, scripts) is not capped.
+  Waitress's own ``connection_limit`` (open_limit + reserve) stops accepting altogether.
+* Silent connections go fast: one with nothing running and no byte for ``idle_seconds``
+  is closed (waitress's ``channel_timeout``), and so is one that takes longer than
+  ``request_seconds`` to send a whole request, however it trickles (slowloris). Checked
+  every second (``cleanup_interval``). A running request (a live stream) is never cut.
 """
 from __future__ import annotations
 
 import logging
+import time
+from typing import Callable
 
-from waitress import create_server
+from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.task import ThreadedTaskDispatcher
+from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
 log = logging.getLogger(__name__)
 
 DEFAULT_THREADS = 32
 
+#: connection limits (see the module docstring); the tests pass smaller ones
+LIMITS = {"per_client": 16, "open_limit": 100, "reserve": 20,
+          "idle_seconds": 15, "request_seconds": 10}
+
+
+#: the Pi's own addresses; the caps are for devices on the Wi-Fi
+LOCAL = frozenset({"127.0.0.1", "::1"})
+
+
+class GuardedChannel(HTTPChannel):
+    """Remembers when the request now arriving began, so a trickle cannot last for ever."""
+
+    request_started: float | None = None
+
+    def received(self, data):
+        before = self.request
+        result = super().received(data)
+        if self.request is None:
+            self.request_started = None
+        elif self.request is not before or self.request_started is None:
+            self.request_started = time.time()
+        return result
+
+
+class GuardedServer(TcpWSGIServer):
+    """waitress's TCP server with per-client caps, a reserve and a request deadline."""
+
+    channel_class = GuardedChannel
+    limits: dict[str, int] = LIMITS
+    trusted: Callable[[str], bool] = staticmethod(lambda address: False)
+    refused = 0
+
+    def handle_accept(self):
+        try:
+            accepted = self.accept()
+        except OSError:
+            return
+        if accepted is None:
+            return
+        conn, addr = accepted
+        host = addr[0] if isinstance(addr, tuple) else str(addr)
+        channels = list(self.active_channels.values())
+        mine = sum(1 for c in channels if isinstance(c.addr, tuple) and c.addr[0] == host)
+        local = host in LOCAL          # the Pi itself (its own screen, scripts): never a guest
+        if (mine >= self.limits["per_client"] and not local) or (
+                len(channels) >= self.limits["open_limit"] and not (local or self.trusted(host))):
+            self.refused += 1
+            if self.refused in (1, 10, 100) or self.refused % 1000 == 0:
+                log.warning("refused %d connection(s) over the limits (the latest from %s)",
+                            self.refused, host)
+            conn.close()
+            return
+        try:
+            self.set_socket_options(conn)
+        except OSError:
+            conn.close()
+            return
+        self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
+
+    def maintenance(self, now):
+        super().maintenance(now)                  # idle: channel_timeout
+        cutoff = now - self.limits["request_seconds"]
+        for channel in list(self.active_channels.values()):
+            started = getattr(channel, "request_started", None)
+            if not channel.requests and started is not None and started < cutoff:
+                channel.will_close = True
+
 
 class Server:
     """A waitress server bound to ``host``/``port`` (0 picks a free port)."""
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS):
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+                 limits: dict[str, int] | None = None):
         self.app = app
-        self._server = create_server(
-            app, host=host, port=port, threads=threads,
+        self.limits = {**LIMITS, **(limits or {})}
+        extension = getattr(app, "extensions", {}).get("potionpi")
+        server_class = type("TableServer", (GuardedServer,), {
+            "limits": self.limits,
+            "trusted": staticmethod(extension.trusted if extension is not None else lambda a: False)})
+        adj = Adjustments(
+            host=host, port=port, threads=threads,
             ident="potionpi",
-            channel_timeout=120,
-            connection_limit=200,
+            channel_timeout=self.limits["idle_seconds"],
+            cleanup_interval=1,
+            connection_limit=self.limits["open_limit"] + self.limits["reserve"],
             # Keep reading while a request runs, so a tablet that closed its stream is
             # seen at once (waitress.client_disconnected) instead of holding its thread.
             channel_request_lookahead=1,
@@ -55,6 +148,12 @@ class Server:
             trusted_proxy=None,
             clear_untrusted_proxy_headers=True,
         )
+        dispatcher = ThreadedTaskDispatcher()
+        dispatcher.set_thread_count(adj.threads)
+        # create_server() always builds a plain TcpWSGIServer; ours is built the same way
+        # for the first address the host resolves to (the daemon listens on one).
+        self._server = server_class(app, {}, True, None, dispatcher=dispatcher, adj=adj,
+                                    sockinfo=adj.listen[0])
         self.host = host
         self.port = int(self._server.effective_port)
         self._closed = False
@@ -83,7 +182,8 @@ class Server:
         close_all(self._server._map)             # the listener and every open connection
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS) -> Server:
+def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+                limits: dict[str, int] | None = None) -> Server:
     """The object the daemon runs: ``.run()``, ``.close()``, ``.port``."""
     if threads < 4:
         raise ValueError("the web server needs at least 4 threads")
@@ -93,4 +193,4 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = D
         # Leave 8 threads (or half, for small pools) for taps and pages.
         extension.settings["max_streams"] = min(extension.settings["max_streams"],
                                                 max(1, threads - min(8, threads // 2)))
-    return Server(app, host, port, threads)
+    return Server(app, host, port, threads, limits)

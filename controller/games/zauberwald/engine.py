@@ -134,6 +134,9 @@ class Zauberwald(Game):
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
         options = dict(options or {})
+        unknown = set(options) - {"cards", "first"}
+        if unknown:              # a typo must not start a game with the default silently
+            raise BadSetup(f"Zauberwald has no option {sorted(unknown)[0]!r}; it knows: cards, first")
         cards_mode = options.get("cards", "dealt")
         if cards_mode not in ("dealt", "physical"):
             raise BadSetup('the "cards" option is "dealt" (the tablet deals) or "physical" (enter your cards)')

@@ -95,8 +95,10 @@ async function withPin(call) {
 function explain(err) {
   if (!(err instanceof ApiError)) { console.error(err); toast("Something went wrong on this tablet.", "error"); return; }
   if (err.status === 409 && err.body.session) {
+    const newGame = current && err.body.session.id !== current.id;
     accept(err.body.session);
-    toast("The table moved on before your tap. Have another look.", "warn");
+    toast(newGame ? "A new game was started before your tap; it was not used. Have a look."
+                  : "The table moved on before your tap. Have another look.", "warn");
   } else if (err.status === 403) {
     toast("This page is out of date. Reload it.", "error", 8000);
   } else {
@@ -136,7 +138,8 @@ function choose(title, options) {
 }
 
 function perform(action) {
-  return send("/api/v1/session/actions", { action, version: current?.version });
+  // game_id binds the tap to the game it was made in: versions restart with every game
+  return send("/api/v1/session/actions", { action, version: current?.version, game_id: current?.id });
 }
 
 // --- the start screen --------------------------------------------------------------------
@@ -148,7 +151,8 @@ function showStart() {
   $("#btn-new-game").hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
-    ? "Starting ends the running game (it stays in the history)." : "";
+    ? "Starting ends the running game (it stays in the history)."
+    : (!current && boot.damaged ? boot.damaged.message.replace(/^./, (c) => c.toUpperCase()) + "." : "");
 }
 
 function openStart() {
