@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from collections import deque
 from typing import Any, Callable, cast
 
@@ -50,7 +51,10 @@ class Table:
         self.store = store
         self._load_game = load_game
         self._lock = threading.RLock()        # re-entrant: an effect may report back at once
-        self._changed = threading.Condition(self._lock)
+        # Subscribers have their own lock: handing a change to 64 streams never makes them
+        # queue for the table's lock (each takes its session from its own mailbox).
+        self._subscribers: set[Subscription] = set()
+        self._subscribers_lock = threading.Lock()
         self._effect_handlers: list[EffectHandler] = []
         self._notices: deque[tuple[int, Notice]] = deque(maxlen=32)
         self._notice_seq = 0
@@ -156,13 +160,15 @@ class Table:
         with self._lock:
             self._notice_seq += 1
             self._notices.append((self._notice_seq, notice.copy()))
-            self._changed.notify_all()
+            for sub in self._subscribers_now():
+                sub.offer_notice(notice.copy())
 
     def close(self) -> None:
         """Wake and end every subscriber (shutdown); the store is closed by its owner."""
         with self._lock:
             self.closed = True
-            self._changed.notify_all()
+            for sub in self._subscribers_now():
+                sub.close()
 
     # --- reading -----------------------------------------------------------------
     @property
@@ -208,7 +214,16 @@ class Table:
                 "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 
     def _publish(self) -> None:
-        self._changed.notify_all()
+        """One wake-up per change for each stream: the new session into every mailbox."""
+        session = self._session
+        if session is None:
+            return
+        for sub in self._subscribers_now():
+            sub.offer(session)
+
+    def _subscribers_now(self) -> list[Subscription]:
+        with self._subscribers_lock:
+            return list(self._subscribers)
 
     def _dispatch(self, effect: Effect) -> None:
         for handler in self._effect_handlers:
@@ -220,37 +235,70 @@ class Table:
 
 
 class Subscription:
-    """One SSE client's view of the table: newest session, coalesced, plus notices."""
+    """One SSE client's mailbox: the newest unsent session (a newer one replaces it) plus
+    the last few notices. The table fills it on every change; only this client's thread
+    empties it, so a client that does not read holds at most one pending session and
+    nothing waits on the table's lock to hand it over."""
+
+    NOTICES = 8     # a client that does not read keeps only the newest few notices
 
     def __init__(self, table: Table):
         self.table = table
         self.seen_version: int | None = None
         self.seen_game: int | None = None
-        with table._lock:
-            self.seen_notice = table._notice_seq
         self.closed = False
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._session: Session | None = None
+        self._notices: deque[Notice] = deque(maxlen=self.NOTICES)
+        with table._lock:
+            if table._session is not None:
+                self.offer(table._session)     # a new subscriber gets the current session
+            with table._subscribers_lock:
+                table._subscribers.add(self)
+
+    def offer(self, session: Session) -> None:
+        """The table has a new version: it replaces any session not yet taken."""
+        with self._lock:
+            self._session = session
+        self._wake.set()
+
+    def offer_notice(self, notice: Notice) -> None:
+        with self._lock:
+            self._notices.append(notice)
+        self._wake.set()
 
     def mark_seen(self, version: int | None) -> None:
         """The client already has ``version`` (from Last-Event-ID); send only what is newer."""
         with self.table._lock:
-            self.seen_version = version
-            self.seen_game = self.table._game_id
+            game = self.table._game_id
+        with self._lock:
+            self.seen_version, self.seen_game = version, game
 
     def get(self, timeout: float) -> Session | dict[str, Notice] | None:
         """Block up to ``timeout`` s; return a session newer than seen, a {"notice"}, or None."""
-        t = self.table
-        with t._lock:
-            t._changed.wait_for(lambda: self.closed or t.closed or self._pending(), timeout)
-            if self.closed or t.closed:
+        deadline = time.monotonic() + timeout
+        while True:
+            self._wake.wait(max(0.0, deadline - time.monotonic()))
+            item = self._take()
+            if item is not None or self.ended or time.monotonic() >= deadline:
+                return item
+
+    def _take(self) -> Session | dict[str, Notice] | None:
+        with self._lock:
+            self._wake.clear()
+            if self.ended:
                 return None
-            for seq, notice in t._notices:
-                if seq > self.seen_notice:
-                    self.seen_notice = seq
-                    return {"notice": notice}
-            if self._has_new_session():
-                self.seen_version, self.seen_game = t._version, t._game_id
-                return t._session
-            return None
+            if self._notices:
+                notice = self._notices.popleft()
+                if self._notices or self._session is not None:
+                    self._wake.set()          # more is waiting: the next get() returns at once
+                return {"notice": notice}
+            session, self._session = self._session, None
+            if session is None or not self._newer(session):
+                return None
+            self.seen_version, self.seen_game = session["version"], session["id"]
+            return session
 
     @property
     def ended(self) -> bool:
@@ -258,16 +306,11 @@ class Subscription:
         return self.closed or self.table.closed
 
     def close(self) -> None:
-        with self.table._lock:
-            self.closed = True
-            self.table._changed.notify_all()
+        self.closed = True
+        with self.table._subscribers_lock:
+            self.table._subscribers.discard(self)
+        self._wake.set()
 
-    def _pending(self) -> bool:
-        t = self.table
-        return (bool(t._notices) and t._notices[-1][0] > self.seen_notice) or self._has_new_session()
-
-    def _has_new_session(self) -> bool:
-        t = self.table
-        if t._session is None:
-            return False
-        return self.seen_game != t._game_id or self.seen_version is None or t._version > self.seen_version
+    def _newer(self, session: Session) -> bool:
+        return (self.seen_game != session["id"] or self.seen_version is None
+                or session["version"] > self.seen_version)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
@@ -28,12 +28,13 @@ if TYPE_CHECKING:
 DEFAULT_SETTINGS: dict[str, Any] = {
     # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
     "keepalive_seconds": 10.0,
-    # How often a waiting stream wakes to notice a gone client or a shutdown.
-    "stream_poll_seconds": 1.0,
-    # Worker threads of the production server; each open stream holds one.
+    # Worker threads of the production server for taps and pages; every open stream
+    # gets a thread of its own on top of these (web_ui/server.py).
     "threads": 32,
-    # Streams beyond this are refused (503) so taps and pages always find a free thread.
-    "max_streams": None,            # None: threads - 8
+    # Live streams (tablets, phones, scoreboards) beyond these are refused with 503: in
+    # all, and from one client address (so one device cannot take every slot).
+    "max_streams": 64,
+    "max_streams_per_client": 4,
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,
@@ -54,28 +55,52 @@ class TableContext:
     settings: dict[str, Any]
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
-    _streams: int = 0
+    _streams: dict[str, set[Any]] = field(default_factory=dict)   # client -> subscriptions
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: told the number of open streams whenever it changes (the server sizes its pool)
+    on_streams: Callable[[int], None] | None = None
 
     @property
     def simulated(self) -> bool:
         return bool(getattr(self.devices, "simulated", False))
 
-    def open_stream(self) -> bool:
-        """Count a new live stream; False when the server has no thread to spare for it."""
+    def open_stream(self, client: str, subscription: Any) -> str | None:
+        """Count a new live stream from ``client``; the reason in a sentence if refused."""
         with self._streams_lock:
-            if self._streams >= self.settings["max_streams"]:
-                return False
-            self._streams += 1
-            return True
+            mine = self._streams.get(client, set())
+            if len(mine) >= int(self.settings["max_streams_per_client"]):
+                return (f"this device already has {len(mine)} live screens open; "
+                        "close one and reload")
+            if self.streams >= int(self.settings["max_streams"]):
+                return "too many live screens are open on this table; close one and reload"
+            self._streams[client] = mine | {subscription}
+            self._told()
+            return None
 
-    def close_stream(self) -> None:
+    def close_stream(self, client: str, subscription: Any) -> None:
         with self._streams_lock:
-            self._streams -= 1
+            mine = self._streams.get(client, set()) - {subscription}
+            if mine:
+                self._streams[client] = mine
+            else:
+                self._streams.pop(client, None)
+            self._told()
+
+    def stop_streams(self) -> None:
+        """Shut down: every open stream ends now (their threads return to the server)."""
+        self.shutdown.set()
+        with self._streams_lock:
+            subscriptions = [s for mine in self._streams.values() for s in mine]
+        for subscription in subscriptions:
+            subscription.close()
 
     @property
     def streams(self) -> int:
-        return self._streams
+        return sum(len(mine) for mine in self._streams.values())
+
+    def _told(self) -> None:
+        if self.on_streams is not None:
+            self.on_streams(self.streams)
 
 
 def ctx() -> TableContext:
@@ -87,8 +112,6 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     """Build the Flask app around a running ``Table`` (and a ``DeviceHub``, if any)."""
     merged = dict(DEFAULT_SETTINGS)
     merged.update({k: v for k, v in (settings or {}).items() if v is not None})
-    if merged["max_streams"] is None:
-        merged["max_streams"] = max(1, int(merged["threads"]) - 8)
     if not pin:
         raise ValueError("the table needs a PIN")
 
