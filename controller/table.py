@@ -27,6 +27,13 @@ log = logging.getLogger(__name__)
 
 EffectHandler = Callable[[Effect], None]
 
+#: a state snapshot goes into the store every this many actions (restart replays fewer)
+SNAPSHOT_EVERY = 100
+#: ... at a moment when the undo stack holds at most this many steps
+SNAPSHOT_UNDO = 4
+#: ... and after this many actions in any case
+SNAPSHOT_LATEST = 400
+
 
 class NoGame(Exception):
     """No game is running on the table."""
@@ -64,6 +71,7 @@ class Table:
         self._state: State | None = None
         self._version = 0
         self._session: Session | None = None   # cached public session of _version
+        self._snapshot_version = 0             # version of the newest stored snapshot
         self.closed = False
 
     # --- life cycle -------------------------------------------------------------
@@ -74,12 +82,19 @@ class Table:
             if row is None:
                 return None
             engine = self._load_game(row["game"])
-            state = engine.setup(row["players"], row["seed"], row["options"])
-            version = 0
-            for entry in self.store.actions(row["id"]):
+            # the newest snapshot, then only the actions after it: restart cost does not
+            # grow with the game's length (tests check it equals the full replay)
+            snapshot = self.store.latest_snapshot(row["id"])
+            if snapshot is not None:
+                version, state = snapshot
+            else:
+                version, state = 0, engine.setup(row["players"], row["seed"], row["options"])
+            snapshot_version = version
+            for entry in self.store.actions(row["id"], after=version):
                 state, _effects = engine.apply(state, entry["action"])  # devices are not replayed
                 version = entry["version"]
             self._install(row["id"], engine, row, state, version)
+            self._snapshot_version = snapshot_version
             log.info("resumed %s game %d at version %d", row["game"], row["id"], version)
             return self._session
 
@@ -117,8 +132,12 @@ class Table:
             new_state, effects = self._engine.apply(self._state, action)
             new_version = self._version + 1
             outcome = self._engine.outcome(new_state)
+            snapshot = new_state if self._snapshot_due(new_state, new_version) else None
             self.store.append(self._game_id, new_version, action, source,
-                              None if outcome is None else dict(outcome.to_json(self._meta["players"])))
+                              None if outcome is None else dict(outcome.to_json(self._meta["players"])),
+                              snapshot=snapshot)
+            if snapshot is not None:
+                self._snapshot_version = new_version
             self._state, self._version = new_state, new_version
             session = self._session = self._build_session()
             self._publish()
@@ -194,10 +213,20 @@ class Table:
         self._effect_handlers.append(handler)
 
     # --- internals ---------------------------------------------------------------
+    def _snapshot_due(self, state: State, version: int) -> bool:
+        """Every ``SNAPSHOT_EVERY`` actions, at a moment with little to undo (the undo
+        snapshots are stored whole, unshared, so a short stack keeps it small); after
+        ``SNAPSHOT_LATEST`` actions whatever the stack holds."""
+        since = version - self._snapshot_version
+        if since >= SNAPSHOT_LATEST:
+            return True
+        return since >= SNAPSHOT_EVERY and len(state.get("undo") or ()) <= SNAPSHOT_UNDO
+
     def _install(self, game_row_id: int, engine: games.Game, meta: dict[str, Any],
                  state: State, version: int) -> Session:
         self._game_id, self._engine, self._state, self._version = game_row_id, engine, state, version
         self._meta = {"game": meta["game"], "players": list(meta["players"])}
+        self._snapshot_version = 0
         session = self._session = self._build_session()
         return session
 
