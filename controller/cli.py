@@ -8,9 +8,13 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .config import Config, ConfigError, UsageError, default_data_dir, default_file
+
+if TYPE_CHECKING:
+    from .store import Store
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -195,17 +199,27 @@ def cmd_history(args) -> int:
 def cmd_export(args) -> int:
     store = _open_store(args)
     try:
-        games = store.history(limit=1_000_000)
-        for g in games:
-            g["actions"] = store.actions(g["id"])
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as out:
+                write_export(store, out)
+        else:
+            write_export(store, sys.stdout)
     finally:
         store.close()
-    text = json.dumps({"potionpi": __version__, "games": games}, indent=1)
-    if args.output:
-        Path(args.output).write_text(text)
-    else:
-        print(text)
     return EXIT_OK
+
+
+def write_export(store: "Store", out: TextIO) -> None:
+    """Every game with its action log as one JSON document, written as it is read: a game
+    and a batch of actions at a time, so memory stays flat however long the history."""
+    out.write('{"potionpi": %s, "games": [' % json.dumps(__version__))
+    for n, game in enumerate(store.iter_games()):
+        head = json.dumps(game)
+        out.write(("," if n else "") + "\n" + head[:-1] + ', "actions": [')
+        for i, entry in enumerate(store.iter_actions(game["id"])):
+            out.write(("," if i else "") + "\n  " + json.dumps(entry))
+        out.write("]}")
+    out.write("\n]}\n")
 
 
 def cmd_replay(args) -> int:
