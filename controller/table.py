@@ -203,6 +203,14 @@ class Table:
                 return self._session
             return self._build_session(seat)
 
+    def inspect(self, read: Callable[[games.Game, State], Any]) -> Any:
+        """``read(engine, state)`` of the running game under the lock (None if no game);
+        for a game's own read-only endpoints. ``read`` must not change the state."""
+        with self._lock:
+            if self._engine is None or self._state is None:
+                return None
+            return read(self._engine, self._state)
+
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history(limit)
 

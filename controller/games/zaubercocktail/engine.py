@@ -489,7 +489,13 @@ class Zaubercocktail(Game):
             "ring_best": self._count_rule("ring_best", state),
             "ring_bonus": self.data["dropouts"]["ring_bonus"],
             "forward_places": self.data["scoring"]["forward_places"],
-            "history": [self._round_summary(r) for r in state["history"]],
+            # Earlier rounds ride along only at the end: while playing, the message carries
+            # the round before this one (the table shows its results) and the count; the
+            # rest is GET /api/v1/zaubercocktail/history, so a message does not grow with
+            # the game (issue 16).
+            "history": [self._round_summary(r)
+                        for r in (state["history"] if outcome is not None else state["history"][-1:])],
+            "rounds_before": len(state["history"]),
             "can_undo": self.can_undo(state),
             "outcome": outcome.to_json(players) if outcome is not None else None,
         }
@@ -525,6 +531,10 @@ class Zaubercocktail(Game):
         sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
         return {"cards": dict(entry["cards"]), "black": dict(entry["black"]), "sets": sets,
                 **laydown.score(sets)}
+
+    def history(self, state: State) -> list[dict[str, Any]]:
+        """Every earlier round, oldest first (public: what the table saw scored)."""
+        return [self._round_summary(r) for r in state["history"]]
 
     def _round_summary(self, rnd: Round) -> dict[str, Any]:
         return {"number": rnd["number"], "deal": rnd["deal"], "recipe": self.card_view(rnd["recipe"]),
