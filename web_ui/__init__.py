@@ -115,7 +115,8 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     if not pin:
         raise ValueError("the table needs a PIN")
 
-    app = Flask(__name__)
+    # /static is served by web_ui/assets.py (gzip, content hashes, caching headers)
+    app = Flask(__name__, static_folder=None)
     app.config.update(
         SECRET_KEY=secret_key,
         SESSION_COOKIE_NAME="potionpi",
@@ -135,7 +136,10 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
                      window=float(merged["pin_window_seconds"])),
         settings=merged)
 
-    from . import api, errors, floor_api, pages, plugins, stream
+    from . import api, assets, errors, floor_api, pages, plugins, stream
+    app.add_url_rule("/static/<path:filename>", "static",
+                     lambda filename: assets.serve(assets.STATIC, filename))
+    app.jinja_env.globals.update(static_url=assets.static_url, import_map=assets.import_map)
     app.register_blueprint(api.bp)
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
