@@ -55,7 +55,8 @@ class TableContext:
     settings: dict[str, Any]
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
-    _streams: dict[str, set[Any]] = field(default_factory=dict)   # client -> subscriptions
+    # client address -> {subscription: its gone() check}
+    _streams: dict[str, dict[Any, Callable[[], bool]]] = field(default_factory=dict)
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
     #: told the number of open streams whenever it changes (the server sizes its pool)
     on_streams: Callable[[int], None] | None = None
@@ -64,25 +65,31 @@ class TableContext:
     def simulated(self) -> bool:
         return bool(getattr(self.devices, "simulated", False))
 
-    def open_stream(self, client: str, subscription: Any) -> str | None:
-        """Count a new live stream from ``client``; the reason in a sentence if refused."""
+    def open_stream(self, client: str, subscription: Any, gone: Callable[[], bool]) -> str | None:
+        """Count a new live stream from ``client``; the reason in a sentence if refused.
+        ``gone()`` says when its socket closed: a reloading tablet's old streams are
+        ended here, not left holding its slots until their next keep-alive."""
         with self._streams_lock:
-            mine = self._streams.get(client, set())
+            for mine in self._streams.values():
+                for old, old_gone in list(mine.items()):
+                    if old_gone():
+                        old.close()          # its thread wakes, ends and calls close_stream
+                        del mine[old]
+            mine = self._streams.setdefault(client, {})
             if len(mine) >= int(self.settings["max_streams_per_client"]):
                 return (f"this device already has {len(mine)} live screens open; "
                         "close one and reload")
             if self.streams >= int(self.settings["max_streams"]):
                 return "too many live screens are open on this table; close one and reload"
-            self._streams[client] = mine | {subscription}
+            mine[subscription] = gone
             self._told()
             return None
 
     def close_stream(self, client: str, subscription: Any) -> None:
         with self._streams_lock:
-            mine = self._streams.get(client, set()) - {subscription}
-            if mine:
-                self._streams[client] = mine
-            else:
+            mine = self._streams.get(client, {})
+            mine.pop(subscription, None)
+            if not mine:
                 self._streams.pop(client, None)
             self._told()
 

@@ -96,15 +96,15 @@ def stream():
     if c.shutdown.is_set():
         raise ApiError(503, "the table is shutting down; reload in a moment", headers={"Retry-After": "10"})
     client = request.remote_addr or "?"
+    # waitress tells whether the socket is gone; other servers notice at the next write.
+    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
     subscription = c.table.subscribe()
-    refused = c.open_stream(client, subscription)
+    refused = c.open_stream(client, subscription, gone)
     if refused:
         subscription.close()
         raise ApiError(503, refused, headers={"Retry-After": "10"})
     settings = c.settings
     keepalive = float(settings["keepalive_seconds"])
-    # waitress tells whether the socket is gone; other servers notice at the next write.
-    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
     cache = c.extras.setdefault("messages", MessageCache())
 
     def events() -> Generator[str, None, None]:

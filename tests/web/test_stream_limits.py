@@ -149,3 +149,22 @@ def test_streams_beyond_the_thread_pool_leave_threads_for_taps(table, hub):
         server.close()
         thread.join(timeout=10)
     assert thread.is_alive() is False
+
+
+def test_a_reloading_tablet_gets_its_slots_back_at_once(table, hub):
+    # a long keep-alive: the old streams' threads would only notice at the next one
+    app = create_app(table=table, devices=hub, pin=PIN, secret_key=SECRET,
+                     settings=dict(FAST_STREAM, keepalive_seconds=60, max_streams_per_client=4))
+    server, thread = serve(app)
+    base = f"http://127.0.0.1:{server.port}"
+    try:
+        for _reload in range(3):
+            tablets = [SSEClient(base) for _ in range(4)]
+            assert [t.status for t in tablets] == [200] * 4
+            for t in tablets:
+                t.wait_for_comment("potionpi live table")
+                t.close()
+            time.sleep(0.2)              # the server's loop sees the closed sockets
+    finally:
+        server.close()
+        thread.join(timeout=10)
