@@ -38,7 +38,7 @@ def test_zaubercocktail_messages_do_not_carry_every_earlier_round():
     state = game.setup(["A", "B", "C", "D"], 5, {"deck": "physical"})
     state, _ = game.apply(state, {"type": "reveal", "card": "recipe_1"})
     one_round = size(game.view(state))
-    done = {"number": 1, "deal": 5, "recipe": "recipe_1", "dropouts": [0, 1], "false_traders": [],
+    done = {"number": 1, "deal": 5, "recipe": "recipe_1", "dropouts": [0, 1], "false_traders": [], "false_trader_taps": 0,
             "entries": [None] * 4, "entries_revealed": True, "draw_log": [], "order": [],
             "results": [{"seat": 0, "rank": 1, "name": "A", "points": 9, "from": 0, "to": 5}]}
     state["history"] = [dict(done, number=n) for n in range(1, 301)]      # 300 rounds played
@@ -58,3 +58,18 @@ def test_the_history_endpoint_gives_every_earlier_round(client):
     assert other.status_code == 201
     response = client.get("/api/v1/zaubercocktail/history")
     assert response.status_code == 404 and "no Zaubercocktail game" in response.get_json()["error"]
+
+
+def test_a_round_of_300_false_trader_taps_keeps_every_message_small(tmp_path):
+    table = Table(Store(tmp_path / "t.sqlite3"))
+    table.start("zaubercocktail", ["A", "B", "C", "D", "E", "F", "G"], seed=4)
+    table.act({"type": "reveal"})
+    sizes = {}
+    for n in range(1, 301):
+        table.act({"type": "false_trader", "seat": n % 7})
+        sizes[n] = size(table.session())
+    round_ = table.session()["state"]["round"]
+    assert round_["false_trader_taps"] == 300 and len(round_["false_traders"]) <= 32
+    assert round_["false_traders"][-1]["seat"] == 300 % 7            # the newest is listed
+    assert sizes[300] < 2 * sizes[10]
+    assert table.act({"type": "undo"})["state"]["round"]["false_trader_taps"] == 299

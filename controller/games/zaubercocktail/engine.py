@@ -44,6 +44,8 @@ class Zaubercocktail(Game):
     # A round is some thirty taps; this keeps all of them (and a long run of "Stop!"
     # taps) while bounding the memory the snapshots hold.
     undo_depth = 256
+    #: false-trader taps listed per round (the newest; ``false_trader_taps`` counts all)
+    FALSE_TRADERS_KEPT: ClassVar[int] = 32
     nothing_to_undo = "There is nothing to undo since the recipe card was revealed"
     # The history only grows (a new list each reveal), so states may share it.
     shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
@@ -116,7 +118,7 @@ class Zaubercocktail(Game):
         deal = self.data["deal"]
         return {"number": number,
                 "deal": deal["first_round"] if number == 1 else deal["later_rounds"],
-                "recipe": None, "dropouts": [], "false_traders": [],
+                "recipe": None, "dropouts": [], "false_traders": [], "false_trader_taps": 0,
                 "entries": [None] * seats, "entries_revealed": False,
                 "order": None, "drawn": [None] * seats, "draw_log": [], "results": None}
 
@@ -223,7 +225,12 @@ class Zaubercocktail(Game):
         start = self.data["path"]["start"]
         before = state["stones"][seat]
         state["stones"][seat] = max(start, before - self.data["scoring"]["false_trader_back"])
-        state["round"]["false_traders"].append({"seat": seat, "from": before, "to": state["stones"][seat]})
+        # the newest taps only: a round of hundreds of taps must not make every action and
+        # message grow (issue 16); the count says how many there were
+        rnd = state["round"]
+        rnd["false_traders"] = [*rnd["false_traders"][-(self.FALSE_TRADERS_KEPT - 1):],
+                                {"seat": seat, "from": before, "to": state["stones"][seat]}]
+        rnd["false_trader_taps"] += 1
 
     def _do_lay_down(self, state: State, action: Action) -> None:
         seat = self.seat_of(state, action)
@@ -470,6 +477,7 @@ class Zaubercocktail(Game):
                 "goblet": dropouts[1:],
                 "stones_to_end": self._count_rule("stones_to_end", state),
                 "false_traders": rnd["false_traders"],
+                "false_trader_taps": rnd["false_trader_taps"],
                 "entries": [self._entry_view(e) if revealed and e is not None else None
                             for e in rnd["entries"]],
                 "draws": rnd["draw_log"],
