@@ -15,7 +15,7 @@ clients run on the other). Medians. No thresholds: figures and ratios to the bar
 The bare app (bench/bare_app.py) is waitress's defaults but ``threads`` (72: each SSE
 stream holds a thread). OctoPrint is measured if ``octoprint`` is on the PATH.
 
-    python bench/bench_table.py [--seconds 60] [--drops 60] [--runs 3]
+    python bench/bench_table.py [--seconds 60] [--drops 60] [--runs 3] [--root CHECKOUT]
 """
 from __future__ import annotations
 
@@ -56,8 +56,9 @@ class Server:
     """One server under test as a subprocess."""
 
     def __init__(self, name: str, cmd: list[str], port: int, ready_path: str, stream_path: str,
-                 drop_path: str, headers: dict[str, str], env: dict[str, str] | None = None):
-        self.name, self.cmd, self.port = name, cmd, port
+                 drop_path: str, headers: dict[str, str], env: dict[str, str] | None = None,
+                 cwd: Path = ROOT):
+        self.name, self.cmd, self.port, self.cwd = name, cmd, port, cwd
         self.ready_path, self.stream_path, self.drop_path = ready_path, stream_path, drop_path
         self.headers, self.env = headers, env
         self.proc: subprocess.Popen | None = None
@@ -66,7 +67,7 @@ class Server:
         """Start; seconds until the first 200."""
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(pinned(self.cmd), env=self.env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, cwd=ROOT)
+                                     stderr=subprocess.DEVNULL, cwd=self.cwd)
         while True:
             if self.proc.poll() is not None:
                 raise SystemExit(f"{self.name} exited at start-up")
@@ -177,6 +178,7 @@ class Clients:
 
 def latencies(server: Server, clients: int, drops: int, new_game) -> tuple[list[float], float]:
     """Latencies (ms) of ``drops`` drops to ``clients`` streams; server CPU s per drop."""
+    time.sleep(1.0)              # the last run's clients have hung up and the server saw it
     new_game()
     with Clients(server, clients) as c:
         sent = []
@@ -242,13 +244,14 @@ def measure(make, runs: int, seconds: float, drops: int) -> dict:
     return out
 
 
-def potionpi(data_dir: str):
+def potionpi(data_dir: str, root: Path = ROOT):
     def make() -> Server:
         port = free_port()
-        env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONPATH=str(root))
         server = Server("potionpi", [sys.executable, "-m", "controller.cli", "run", "--sim", "--host",
                                      "127.0.0.1", "--port", str(port), "--data-dir", tempfile.mkdtemp(dir=data_dir)],
-                        port, "/healthz", "/api/v1/stream", "/api/v1/sim/cauldron/drop", {"X-Table-Pin": PIN}, env)
+                        port, "/healthz", "/api/v1/stream", "/api/v1/sim/cauldron/drop", {"X-Table-Pin": PIN}, env,
+                        cwd=root)
         server.new_game = lambda: server.post(  # type: ignore[attr-defined]
             "/api/v1/session", {"game": "mirakel-mix", "players": ["Ann", "Ben", "Cas", "Dee"], "seed": 1})
         return server
@@ -273,13 +276,18 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="idle CPU window (default 60)")
     parser.add_argument("--drops", type=int, default=60, help="drops per latency run (default 60)")
     parser.add_argument("--runs", type=int, default=3, help="start-ups measured (default 3)")
+    parser.add_argument("--data-root", default=None,
+                        help="where potionpi's database goes (e.g. /dev/shm: leave the disk's fsync out)")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="potionpi checkout to measure (e.g. an older one, for before/after)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        ours = measure(potionpi(tmp), args.runs, args.seconds, args.drops)
+    with tempfile.TemporaryDirectory(dir=args.data_root) as tmp:
+        ours = measure(potionpi(tmp, args.root.resolve()), args.runs, args.seconds, args.drops)
     base = measure(bare(), args.runs, args.seconds, args.drops)
     med = statistics.median
-    print(f"potionpi vs a bare Flask + waitress app, pinned to one core; medians "
-          f"(idle window {args.seconds:.0f} s, {args.drops} drops per run)")
+    print(f"potionpi ({args.root.resolve()}) vs a bare Flask + waitress app, pinned to one core; medians "
+          f"(idle window {args.seconds:.0f} s, {args.drops} drops per run; "
+          f"database in {args.data_root or tempfile.gettempdir()})")
     print("| measure                            |           potionpi |         bare Flask |   ratio |")
     print("|---|---|---|---|")
     row("start to first 200", f"{med(ours['start']):.2f} s", f"{med(base['start']):.2f} s",

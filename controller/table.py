@@ -63,6 +63,7 @@ class Table:
         self._subscribers: set[Subscription] = set()
         self._subscribers_lock = threading.Lock()
         self._effect_handlers: list[EffectHandler] = []
+        self._prepare: list[Callable[[Session], Any]] = []
         self._notices: deque[tuple[int, Notice]] = deque(maxlen=32)
         self._notice_seq = 0
         self._game_id: int | None = None
@@ -220,6 +221,11 @@ class Table:
     def on_effect(self, handler: EffectHandler) -> None:
         self._effect_handlers.append(handler)
 
+    def on_publish(self, prepare: Callable[[Session], Any]) -> None:
+        """``prepare(session)`` runs for every new version before the subscribers wake
+        (the web side encodes the stream message once there, not in 64 woken threads)."""
+        self._prepare.append(prepare)
+
     # --- internals ---------------------------------------------------------------
     def _snapshot_due(self, state: State, version: int) -> bool:
         """Every ``SNAPSHOT_EVERY`` actions, at a moment with little to undo (the undo
@@ -255,6 +261,8 @@ class Table:
         session = self._session
         if session is None:
             return
+        for prepare in self._prepare:
+            prepare(session)
         for sub in self._subscribers_now():
             sub.offer(session)
 

@@ -144,6 +144,11 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         settings=merged)
 
     from . import api, assets, errors, floor_api, pages, plugins, stream
+    # each version's stream message is encoded once, in the acting thread, before any
+    # stream wakes (web_ui/stream.py)
+    messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()
+    if hasattr(table, "on_publish"):
+        table.on_publish(messages.message)
     app.add_url_rule("/static/<path:filename>", "static",
                      lambda filename: assets.serve(assets.STATIC, filename))
     app.jinja_env.globals.update(static_url=assets.static_url, import_map=assets.import_map)

@@ -48,8 +48,12 @@ class MessageCache:
 
     def message(self, session: Session) -> str:
         key = (session.get("id"), session["version"])
-        # Encoded under the lock: the streams woken by one change wait for the first to
-        # encode it instead of all encoding the same session at once.
+        # The table encodes each new version before it wakes the streams (on_publish, set
+        # up by create_app), so 64 woken streams find it here without queueing for the lock
+        # (a dict read is atomic); a miss encodes once under the lock.
+        text = self._messages.get(key)
+        if text is not None:
+            return text
         with self._lock:
             text = self._messages.get(key)
             if text is None:
@@ -98,6 +102,7 @@ def stream():
     client = request.remote_addr or "?"
     # waitress tells whether the socket is gone; other servers notice at the next write.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+    cache: MessageCache = c.extras["messages"]
     subscription = c.table.subscribe()
     refused = c.open_stream(client, subscription, gone)
     if refused:
@@ -105,7 +110,6 @@ def stream():
         raise ApiError(503, refused, headers={"Retry-After": "10"})
     settings = c.settings
     keepalive = float(settings["keepalive_seconds"])
-    cache = c.extras.setdefault("messages", MessageCache())
 
     def events() -> Generator[str, None, None]:
         # "retry" sets the browser's reconnect delay; the comment gets the headers out now.
