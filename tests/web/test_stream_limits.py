@@ -71,6 +71,7 @@ def test_24_streams_that_never_read_hold_no_backlog_over_1500_actions(table, hub
 
         def step(i: int) -> None:
             table.act({"type": "false_trader", "seat": i % 7} if i % 2 == 0 else {"type": "undo"})
+            time.sleep(0.002)      # paced like taps: every stream gets every version to send
 
         for i in range(100):
             step(i)
