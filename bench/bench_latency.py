@@ -3,7 +3,8 @@
 The daemon runs in this process on simulated devices (gpiozero MockFactory pins);
 the SSE clients run in a separate process (one selector, raw sockets) so they do not
 compete for this process's GIL. Both sides read CLOCK_MONOTONIC, so times compare.
-Baseline: a bare Flask SSE echo on waitress, measured the same way in the same run.
+Baseline: a bare Flask SSE echo on waitress's defaults, measured the same way in the same
+run (bench/bench_table.py has the whole table of issue 16).
 Prints median and 99th percentile for 1 and 16 clients. No thresholds.
 """
 from __future__ import annotations
@@ -31,7 +32,8 @@ def client_process(port: int, path: str, n: int, ready, results, stop) -> None:
     sel = selectors.DefaultSelector()
     buffers = {}
     for i in range(n):
-        s = socket.create_connection(("127.0.0.1", port))
+        # four streams per address, as a table allows one device (127.0.0.x: all this machine)
+        s = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{2 + i // 4}", 0))
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, i)
@@ -129,8 +131,8 @@ def potionpi_runs() -> dict[int, list[float]]:
 # --- baseline: a bare Flask SSE echo on waitress --------------------------------------
 def baseline_runs() -> dict[int, list[float]]:
     from flask import Flask, Response
-
-    from web_ui.server import make_server
+    from waitress import create_server
+    from waitress.wasyncore import close_all
 
     app = Flask("echo")
     subscribers: list[queue.Queue] = []
@@ -156,7 +158,9 @@ def baseline_runs() -> dict[int, list[float]]:
                 yield f"id: {n}\ndata: {{\"drop\": \"red\"}}\n\n"
         return Response(gen(), mimetype="text/event-stream")
 
-    server = make_server(app, "127.0.0.1", 0, threads=32)
+    # an honest baseline: waitress's defaults, not potionpi's make_server (only threads
+    # raised: each stream holds one)
+    server = create_server(app, host="127.0.0.1", port=0, threads=32)
     threading.Thread(target=server.run, daemon=True).start()
 
     def trigger():
@@ -170,13 +174,14 @@ def baseline_runs() -> dict[int, list[float]]:
     out = {}
     try:
         for clients in (1, 16):
-            out[clients] = measure(server.port, "/stream", clients, trigger)
+            out[clients] = measure(int(server.effective_port), "/stream", clients, trigger)
             with lock:
                 for q in subscribers:
                     q.put(None)
                 subscribers.clear()
     finally:
-        server.close()
+        server.task_dispatcher.shutdown(timeout=5)
+        close_all(server._map)
     return out
 
 

@@ -315,17 +315,17 @@ def cmd_history(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .service.bundle import export_games
+    from .service.bundle import write_export
 
     store = _open_store(args)
     try:
-        text = json.dumps(export_games(store), indent=1)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as out:
+                write_export(store, out)
+        else:
+            write_export(store, sys.stdout)
     finally:
         store.close()
-    if args.output:
-        Path(args.output).write_text(text)
-    else:
-        print(text)
     return EXIT_OK
 
 

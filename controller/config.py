@@ -102,7 +102,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "web": {
         "host": Key("0.0.0.0", "Address to listen on; 0.0.0.0 lets the tablet on the table's Wi-Fi reach it."),
         "port": Key(8080, "TCP port of the tablet page and API.", int, low=1, high=65535),
-        "threads": Key(32, "Web worker threads; every open tablet holds one for its live stream.",
+        "threads": Key(32, "Web worker threads for taps and pages; each open live stream gets one more.",
                        int, low=4, high=256),
         "keepalive_seconds": Key(10.0, "Seconds between keep-alive comments on idle live streams.",
                                  float, low=0.5, high=14),

@@ -15,6 +15,7 @@ import json
 import logging
 import random
 import threading
+import time
 from collections import deque
 from typing import Any, Callable, cast
 
@@ -26,6 +27,13 @@ from .store import DamagedRow, Store, StoreWriteError
 log = logging.getLogger(__name__)
 
 EffectHandler = Callable[[Effect], None]
+
+#: a state snapshot goes into the store every this many actions (restart replays fewer)
+SNAPSHOT_EVERY = 100
+#: ... at a moment when the undo stack holds at most this many steps
+SNAPSHOT_UNDO = 4
+#: ... and after this many actions in any case
+SNAPSHOT_LATEST = 400
 
 
 class NoGame(Exception):
@@ -52,10 +60,12 @@ class ReplayFailed(Exception):
         self.reason, self.game, self.version = reason, game, version
 
 
-def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game] = games.load
-           ) -> tuple[dict[str, Any], games.Game, State, int]:
+def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game] = games.load,
+           snapshot: tuple[int, State] | None = None) -> tuple[dict[str, Any], games.Game, State, int]:
     """(row, engine, state, version) of a logged game, or ReplayFailed saying what broke.
 
+    With ``snapshot`` (version, state) only the actions after it are replayed: restart cost
+    does not grow with the game's length (tests check it equals the full replay).
     Storage errors (sqlite3.Error, OSError) pass through: they say nothing about the game.
     """
     try:
@@ -68,13 +78,16 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
         engine = load_game(row["game"])
     except Exception as exc:
         raise ReplayFailed(f"the game {row['game']!r} is not installed ({exc})", row["game"]) from None
+    if snapshot is not None:
+        version, state = snapshot
+    else:
+        try:
+            state = engine.setup(row["players"], row["seed"], row["options"])
+        except Exception as exc:
+            raise ReplayFailed(f"its set-up is no longer accepted ({exc})", row["game"], 0) from None
+        version = 0
     try:
-        state = engine.setup(row["players"], row["seed"], row["options"])
-    except Exception as exc:
-        raise ReplayFailed(f"its set-up is no longer accepted ({exc})", row["game"], 0) from None
-    version = 0
-    try:
-        entries = store.actions(game_row_id)
+        entries = store.actions(game_row_id, after=version)
     except DamagedRow as exc:
         raise ReplayFailed(f"{exc}", row["game"], exc.version) from None
     for entry in entries:
@@ -108,8 +121,12 @@ class Table:
         self.store = store
         self._load_game = load_game
         self._lock = threading.RLock()        # re-entrant: an effect may report back at once
-        self._changed = threading.Condition(self._lock)
+        # Subscribers have their own lock: handing a change to 64 streams never makes them
+        # queue for the table's lock (each takes its session from its own mailbox).
+        self._subscribers: set[Subscription] = set()
+        self._subscribers_lock = threading.Lock()
         self._effect_handlers: list[EffectHandler] = []
+        self._prepare: list[Callable[[Session], Any]] = []
         self._notices: deque[tuple[int, Notice]] = deque(maxlen=32)
         self._notice_seq = 0
         self._game_id: int | None = None
@@ -118,6 +135,7 @@ class Table:
         self._state: State | None = None
         self._version = 0
         self._session: Session | None = None   # cached public session of _version
+        self._snapshot_version = 0             # version of the newest stored snapshot
         self.closed = False
         # the game resume() had to close as damaged ({"id", "game", "reason", "message"})
         self.damaged: dict[str, Any] | None = None
@@ -134,8 +152,18 @@ class Table:
             game_row_id = self.store.running_game_id()
             if game_row_id is None:
                 return None
+            # the newest snapshot, then only the actions after it; a snapshot that does not
+            # replay is ignored (the log is the truth) and the whole game is replayed
+            snapshot = self.store.latest_snapshot(game_row_id)
             try:
-                row, engine, state, version = replay(self.store, game_row_id, self._load_game)
+                try:
+                    row, engine, state, version = replay(self.store, game_row_id, self._load_game,
+                                                         snapshot)
+                except ReplayFailed:
+                    if snapshot is None:
+                        raise
+                    snapshot = None
+                    row, engine, state, version = replay(self.store, game_row_id, self._load_game)
             except ReplayFailed as exc:
                 self.store.close_damaged(game_row_id, exc.reason)
                 self.damaged = {"id": game_row_id, "game": exc.game, "reason": exc.reason,
@@ -145,6 +173,7 @@ class Table:
                 log.error("%s", self.damaged["message"])
                 return None
             self._install(row["id"], engine, row, state, version)
+            self._snapshot_version = snapshot[0] if snapshot is not None else 0
             log.info("resumed %s game %d at version %d", row["game"], row["id"], version)
             return self._session
 
@@ -186,8 +215,12 @@ class Table:
             new_state, effects = self._engine.apply(self._state, action)
             new_version = self._version + 1
             outcome = self._engine.outcome(new_state)
+            snapshot = new_state if self._snapshot_due(new_state, new_version) else None
             self.store.append(self._game_id, new_version, action, source,
-                              None if outcome is None else dict(outcome.to_json(self._meta["players"])))
+                              None if outcome is None else dict(outcome.to_json(self._meta["players"])),
+                              snapshot=snapshot)
+            if snapshot is not None:
+                self._snapshot_version = new_version
             self._state, self._version = new_state, new_version
             session = self._session = self._build_session()
             self._publish()
@@ -231,13 +264,15 @@ class Table:
         with self._lock:
             self._notice_seq += 1
             self._notices.append((self._notice_seq, notice.copy()))
-            self._changed.notify_all()
+            for sub in self._subscribers_now():
+                sub.offer_notice(notice.copy())
 
     def close(self) -> None:
         """Wake and end every subscriber (shutdown); the store is closed by its owner."""
         with self._lock:
             self.closed = True
-            self._changed.notify_all()
+            for sub in self._subscribers_now():
+                sub.close()
 
     def responsive(self, timeout: float) -> bool:
         """True if the table's lock comes free within ``timeout``: its one writer is not
@@ -261,6 +296,14 @@ class Table:
                 return self._session
             return self._build_session(seat)
 
+    def inspect(self, read: Callable[[games.Game, State], Any]) -> Any:
+        """``read(engine, state)`` of the running game under the lock (None if no game);
+        for a game's own read-only endpoints. ``read`` must not change the state."""
+        with self._lock:
+            if self._engine is None or self._state is None:
+                return None
+            return read(self._engine, self._state)
+
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history(limit)
 
@@ -270,11 +313,26 @@ class Table:
     def on_effect(self, handler: EffectHandler) -> None:
         self._effect_handlers.append(handler)
 
+    def on_publish(self, prepare: Callable[[Session], Any]) -> None:
+        """``prepare(session)`` runs for every new version before the subscribers wake
+        (the web side encodes the stream message once there, not in 64 woken threads)."""
+        self._prepare.append(prepare)
+
     # --- internals ---------------------------------------------------------------
+    def _snapshot_due(self, state: State, version: int) -> bool:
+        """Every ``SNAPSHOT_EVERY`` actions, at a moment with little to undo (the undo
+        snapshots are stored whole, unshared, so a short stack keeps it small); after
+        ``SNAPSHOT_LATEST`` actions whatever the stack holds."""
+        since = version - self._snapshot_version
+        if since >= SNAPSHOT_LATEST:
+            return True
+        return since >= SNAPSHOT_EVERY and len(state.get("undo") or ()) <= SNAPSHOT_UNDO
+
     def _install(self, game_row_id: int, engine: games.Game, meta: dict[str, Any],
                  state: State, version: int) -> Session:
         self._game_id, self._engine, self._state, self._version = game_row_id, engine, state, version
         self._meta = {"game": meta["game"], "players": list(meta["players"])}
+        self._snapshot_version = 0
         session = self._session = self._build_session()
         return session
 
@@ -291,7 +349,18 @@ class Table:
                 "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 
     def _publish(self) -> None:
-        self._changed.notify_all()
+        """One wake-up per change for each stream: the new session into every mailbox."""
+        session = self._session
+        if session is None:
+            return
+        for prepare in self._prepare:
+            prepare(session)
+        for sub in self._subscribers_now():
+            sub.offer(session)
+
+    def _subscribers_now(self) -> list[Subscription]:
+        with self._subscribers_lock:
+            return list(self._subscribers)
 
     def _dispatch(self, effect: Effect) -> None:
         for handler in self._effect_handlers:
@@ -303,37 +372,70 @@ class Table:
 
 
 class Subscription:
-    """One SSE client's view of the table: newest session, coalesced, plus notices."""
+    """One SSE client's mailbox: the newest unsent session (a newer one replaces it) plus
+    the last few notices. The table fills it on every change; only this client's thread
+    empties it, so a client that does not read holds at most one pending session and
+    nothing waits on the table's lock to hand it over."""
+
+    NOTICES = 8     # a client that does not read keeps only the newest few notices
 
     def __init__(self, table: Table):
         self.table = table
         self.seen_version: int | None = None
         self.seen_game: int | None = None
-        with table._lock:
-            self.seen_notice = table._notice_seq
         self.closed = False
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._session: Session | None = None
+        self._notices: deque[Notice] = deque(maxlen=self.NOTICES)
+        with table._lock:
+            if table._session is not None:
+                self.offer(table._session)     # a new subscriber gets the current session
+            with table._subscribers_lock:
+                table._subscribers.add(self)
+
+    def offer(self, session: Session) -> None:
+        """The table has a new version: it replaces any session not yet taken."""
+        with self._lock:
+            self._session = session
+        self._wake.set()
+
+    def offer_notice(self, notice: Notice) -> None:
+        with self._lock:
+            self._notices.append(notice)
+        self._wake.set()
 
     def mark_seen(self, version: int | None) -> None:
         """The client already has ``version`` (from Last-Event-ID); send only what is newer."""
         with self.table._lock:
-            self.seen_version = version
-            self.seen_game = self.table._game_id
+            game = self.table._game_id
+        with self._lock:
+            self.seen_version, self.seen_game = version, game
 
     def get(self, timeout: float) -> Session | dict[str, Notice] | None:
         """Block up to ``timeout`` s; return a session newer than seen, a {"notice"}, or None."""
-        t = self.table
-        with t._lock:
-            t._changed.wait_for(lambda: self.closed or t.closed or self._pending(), timeout)
-            if self.closed or t.closed:
+        deadline = time.monotonic() + timeout
+        while True:
+            self._wake.wait(max(0.0, deadline - time.monotonic()))
+            item = self._take()
+            if item is not None or self.ended or time.monotonic() >= deadline:
+                return item
+
+    def _take(self) -> Session | dict[str, Notice] | None:
+        with self._lock:
+            self._wake.clear()
+            if self.ended:
                 return None
-            for seq, notice in t._notices:
-                if seq > self.seen_notice:
-                    self.seen_notice = seq
-                    return {"notice": notice}
-            if self._has_new_session():
-                self.seen_version, self.seen_game = t._version, t._game_id
-                return t._session
-            return None
+            if self._notices:
+                notice = self._notices.popleft()
+                if self._notices or self._session is not None:
+                    self._wake.set()          # more is waiting: the next get() returns at once
+                return {"notice": notice}
+            session, self._session = self._session, None
+            if session is None or not self._newer(session):
+                return None
+            self.seen_version, self.seen_game = session["version"], session["id"]
+            return session
 
     @property
     def ended(self) -> bool:
@@ -341,16 +443,11 @@ class Subscription:
         return self.closed or self.table.closed
 
     def close(self) -> None:
-        with self.table._lock:
-            self.closed = True
-            self.table._changed.notify_all()
+        self.closed = True
+        with self.table._subscribers_lock:
+            self.table._subscribers.discard(self)
+        self._wake.set()
 
-    def _pending(self) -> bool:
-        t = self.table
-        return (bool(t._notices) and t._notices[-1][0] > self.seen_notice) or self._has_new_session()
-
-    def _has_new_session(self) -> bool:
-        t = self.table
-        if t._session is None:
-            return False
-        return self.seen_game != t._game_id or self.seen_version is None or t._version > self.seen_version
+    def _newer(self, session: Session) -> bool:
+        return (self.seen_game != session["id"] or self.seen_version is None
+                or session["version"] > self.seen_version)

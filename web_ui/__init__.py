@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
@@ -33,12 +33,13 @@ TRUSTED_SECONDS = 24 * 3600     # ... and for how long after their last unlocked
 DEFAULT_SETTINGS: dict[str, Any] = {
     # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
     "keepalive_seconds": 10.0,
-    # How often a waiting stream wakes to notice a gone client or a shutdown.
-    "stream_poll_seconds": 1.0,
-    # Worker threads of the production server; each open stream holds one.
+    # Worker threads of the production server for taps and pages; every open stream
+    # gets a thread of its own on top of these (web_ui/server.py).
     "threads": 32,
-    # Streams beyond this are refused (503) so taps and pages always find a free thread.
-    "max_streams": None,            # None: threads - 8
+    # Live streams (tablets, phones, scoreboards) beyond these are refused with 503: in
+    # all, and from one client address (so one device cannot take every slot).
+    "max_streams": 64,
+    "max_streams_per_client": 4,
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,
@@ -106,7 +107,8 @@ class TableContext:
     tablets: TabletKeys = field(default_factory=TabletKeys)
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
-    _streams: int = 0
+    # client address -> {subscription: its gone() check}
+    _streams: dict[str, dict[Any, Callable[[], bool]]] = field(default_factory=dict)
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
     # addresses that unlocked the table lately (cookie or PIN) -> when; the server keeps
     # its connection reserve for them (server.py)
@@ -123,26 +125,56 @@ class TableContext:
         """True if ``address`` unlocked the table within the last day (the PIN'd tablet)."""
         when = self._unlocked_at.get(address)
         return when is not None and time.time() - when < TRUSTED_SECONDS
+    #: told the number of open streams whenever it changes (the server sizes its pool)
+    on_streams: Callable[[int], None] | None = None
 
     @property
     def simulated(self) -> bool:
         return bool(getattr(self.devices, "simulated", False))
 
-    def open_stream(self) -> bool:
-        """Count a new live stream; False when the server has no thread to spare for it."""
+    def open_stream(self, client: str, subscription: Any, gone: Callable[[], bool]) -> str | None:
+        """Count a new live stream from ``client``; the reason in a sentence if refused.
+        ``gone()`` says when its socket closed: a reloading tablet's old streams are
+        ended here, not left holding its slots until their next keep-alive."""
         with self._streams_lock:
-            if self._streams >= self.settings["max_streams"]:
-                return False
-            self._streams += 1
-            return True
+            for mine in self._streams.values():
+                for old, old_gone in list(mine.items()):
+                    if old_gone():
+                        old.close()          # its thread wakes, ends and calls close_stream
+                        del mine[old]
+            mine = self._streams.setdefault(client, {})
+            if len(mine) >= int(self.settings["max_streams_per_client"]):
+                return (f"this device already has {len(mine)} live screens open; "
+                        "close one and reload")
+            if self.streams >= int(self.settings["max_streams"]):
+                return "too many live screens are open on this table; close one and reload"
+            mine[subscription] = gone
+            self._told()
+            return None
 
-    def close_stream(self) -> None:
+    def close_stream(self, client: str, subscription: Any) -> None:
         with self._streams_lock:
-            self._streams -= 1
+            mine = self._streams.get(client, {})
+            mine.pop(subscription, None)
+            if not mine:
+                self._streams.pop(client, None)
+            self._told()
+
+    def stop_streams(self) -> None:
+        """Shut down: every open stream ends now (their threads return to the server)."""
+        self.shutdown.set()
+        with self._streams_lock:
+            subscriptions = [s for mine in self._streams.values() for s in mine]
+        for subscription in subscriptions:
+            subscription.close()
 
     @property
     def streams(self) -> int:
-        return self._streams
+        return sum(len(mine) for mine in self._streams.values())
+
+    def _told(self) -> None:
+        if self.on_streams is not None:
+            self.on_streams(self.streams)
 
 
 def ctx() -> TableContext:
@@ -154,12 +186,11 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     """Build the Flask app around a running ``Table`` (and a ``DeviceHub``, if any)."""
     merged = dict(DEFAULT_SETTINGS)
     merged.update({k: v for k, v in (settings or {}).items() if v is not None})
-    if merged["max_streams"] is None:
-        merged["max_streams"] = max(1, int(merged["threads"]) - 8)
     if not pin:
         raise ValueError("the table needs a PIN")
 
-    app = Flask(__name__)
+    # /static is served by web_ui/assets.py (gzip, content hashes, caching headers)
+    app = Flask(__name__, static_folder=None)
     app.config.update(
         SECRET_KEY=secret_key,
         SESSION_COOKIE_NAME="potionpi",
@@ -184,7 +215,15 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         tablets=TabletKeys(Path(merged["tablets_file"]) if merged["tablets_file"] else None),
         settings=merged)
 
-    from . import api, errors, floor_api, headers, owner, pages, plugins, stream
+    from . import api, assets, errors, floor_api, headers, owner, pages, plugins, stream
+    # each version's stream message is encoded once, in the acting thread, before any
+    # stream wakes (web_ui/stream.py)
+    messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()
+    if hasattr(table, "on_publish"):
+        table.on_publish(messages.message)
+    app.add_url_rule("/static/<path:filename>", "static",
+                     lambda filename: assets.serve(assets.STATIC, filename))
+    app.jinja_env.globals.update(static_url=assets.static_url, import_map_tag=assets.import_map_tag)
     app.register_blueprint(api.bp)
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)

@@ -1,20 +1,20 @@
 """Security headers on every answer (issue 15 item 7).
 
-The pages use only their own scripts, styles and images (no CDN, no inline script; the
-boot data is a JSON block, which is never executed), so the policy can be strict. A page
+The pages use only their own scripts, styles and images (no CDN, no inline script but
+the tablet page's import map, allowed by its SHA-256 alone; the boot data is a JSON
+block, which is never executed), so the policy can be strict. A page
 of the table may not be framed by another site: the unlocked tablet page inside a hidden
 frame would be a clickjacking trap.
 """
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, g
 
-POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+POLICY = ("default-src 'self'; script-src 'self'{hashes}; style-src 'self'; img-src 'self' data: blob:; "
           "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
           "frame-ancestors 'none'")
 
 HEADERS = {
-    "Content-Security-Policy": POLICY,
     "X-Frame-Options": "DENY",                      # frame-ancestors for older browsers
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",               # a page may ask for less (the phone page does)
@@ -24,6 +24,8 @@ HEADERS = {
 def register(app: Flask) -> None:
     @app.after_request
     def security_headers(response: Response) -> Response:
+        hashes = "".join(" " + h for h in g.get("script_hashes", ()))
+        response.headers.setdefault("Content-Security-Policy", POLICY.format(hashes=hashes))
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
         return response

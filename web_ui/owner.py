@@ -3,16 +3,15 @@ the games to download, the Pico's firmware). Plain server-rendered pages, no scr
 from __future__ import annotations
 
 import hmac
-import json
 import time
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, render_template, request, session
 
 from controller import __version__
 from controller.service import discovery, logs
-from controller.service.bundle import export_games
+from controller.service.bundle import iter_export
 
 from . import auth, ctx
 from .errors import ApiError
@@ -99,7 +98,7 @@ def unlock() -> Any:
     return settings()
 
 
-def _download(body: bytes, name: str, mimetype: str) -> Response:
+def _download(body: bytes | Iterator[bytes], name: str, mimetype: str) -> Response:
     return Response(body, mimetype=mimetype, headers={
         "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
@@ -121,7 +120,7 @@ def download_log() -> Any:
 def download_export() -> Any:
     if not _owner_allowed():
         return _locked_page("Enter the table PIN to download the games.")
-    data = export_games(ctx().table.store, withhold_running=True)
+    # streamed, a game at a time: a long history never sits in memory whole
+    pieces = (piece.encode() for piece in iter_export(ctx().table.store, withhold_running=True))
     stamp = time.strftime("%Y%m%d-%H%M")
-    return _download(json.dumps(data, indent=1).encode(), f"potionpi-games-{stamp}.json",
-                     "application/json")
+    return _download(pieces, f"potionpi-games-{stamp}.json", "application/json")

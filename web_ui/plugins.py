@@ -6,22 +6,23 @@ imported relatively. The shared helpers stay under ``/static/js/``.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, send_from_directory
+from flask import Blueprint, Response, abort
 
 from controller import games
+
+from . import assets
 
 bp = Blueprint("games", __name__)
 
 
 @bp.get("/games/<game_id>/<path:filename>")
 def asset(game_id: str, filename: str) -> Response:
-    """One file of a game's tablet, with the same caching as ``/static``."""
+    """One file of a game's tablet, gzip'd and cached like ``/static`` (web_ui/assets.py)."""
     plugin = games.plugins().get(game_id)
     if plugin is None:
         abort(404)
     folder = plugin.static_dir()
     if not folder.is_dir():
         abort(404)
-    # send_from_directory refuses any name that leaves the folder ("..", absolute paths): 404
-    return send_from_directory(str(folder), filename,
-                               max_age=current_app.get_send_file_max_age(filename))
+    # any name that leaves the folder ("..", absolute paths) is a 404
+    return assets.serve(folder, filename)

@@ -7,19 +7,25 @@ How waitress treats the SSE stream (waitress 3.x, checked in its source):
   channel flushes as soon as anything is buffered, so each event leaves at once.
   A response without Content-Length is sent chunked, one chunk per event.
 * Each request runs in one worker thread from start to end, so every open stream
-  holds a thread for as long as the tablet is connected. With the default of 4
-  threads, four tablets would leave no thread for a tap. We default to 32: room
-  for 16+ tablets/phones/scoreboards watching (``max_streams`` = threads - 8 caps
-  streams, the rest answer with 503) plus 8 threads that always remain for taps,
-  page loads and the static files a tablet fetches in parallel. Idle threads cost
-  little memory on a Pi.
+  holds a thread for as long as the tablet is connected. So that streams never
+  take the threads taps and pages need, the pool grows by one thread for every
+  open stream and shrinks when it closes (``set_thread_count``): ``threads`` (32)
+  always remain for taps, pages and the static files a tablet fetches in
+  parallel. Streams are capped by the app (``max_streams``, 64 in all, 4 per
+  client address), not by the pool. A waiting stream thread sleeps on its
+  subscription (no polling), so idle threads cost no CPU and ~100 KB each.
+* A tablet that stops reading (asleep, out of Wi-Fi) must not make the server
+  buffer every message for it: ``outbuf_high_watermark`` (64 KiB) makes a
+  stream's write wait while that much is unsent; meanwhile newer versions
+  replace each other in its subscription, so it holds at most one pending
+  session plus what waitress already buffered (never spooled to disk:
+  ``outbuf_overflow`` is larger) and a fixed 64 KiB kernel send buffer.
 * ``channel_timeout`` only closes connections with no request running, so it does
   not cut streams; our keep-alive comments (every 10 s) keep proxies and browsers
   from treating a quiet stream as dead.
-* A gone client is only noticed if waitress keeps reading the socket while the
-  stream runs: ``channel_request_lookahead=1`` makes it do so, and the stream
-  loop polls ``waitress.client_disconnected`` every ``stream_poll_seconds``.
-  Without it a closed tablet held its thread until the connection timed out.
+* A gone client is seen at the latest at the next keep-alive: waitress keeps
+  reading the socket while the stream runs (``channel_request_lookahead=1``), so
+  ``waitress.client_disconnected`` turns true and the next write fails.
 * ``close()`` first tells every stream to finish (the app's shutdown event), then
   stops the worker threads and closes all sockets so ``run()`` returns.
 
@@ -40,6 +46,7 @@ Holding connections open (issue 15: 200 silent sockets locked every tablet out):
 from __future__ import annotations
 
 import logging
+import socket
 import time
 from typing import Callable
 
@@ -52,6 +59,8 @@ from waitress.wasyncore import close_all
 log = logging.getLogger(__name__)
 
 DEFAULT_THREADS = 32
+OUTBUF_HIGH_WATERMARK = 64 * 1024
+SEND_BUFFER = 64 * 1024
 
 #: connection limits (see the module docstring); the tests pass smaller ones
 LIMITS = {"per_client": 16, "open_limit": 100, "reserve": 20,
@@ -144,10 +153,17 @@ class Server:
             # The event loop's select() timeout in whole seconds: waitress casts it to
             # int, so anything below 1 becomes 0, a busy loop that never sleeps.
             asyncore_loop_timeout=1,
+            # A stream to a client that does not read waits once this much is unsent.
+            outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+
             # Clients on the table's Wi-Fi talk to us directly, never through a proxy.
             trusted_proxy=None,
             clear_untrusted_proxy_headers=True,
         )
+        # Set on every accepted socket: a fixed 64 KiB send buffer instead of Linux's
+        # autotuning (up to 4 MiB), so a sleeping tablet's backlog of old versions stays
+        # small in the kernel too. Plenty for Wi-Fi and the page's files.
+        adj.socket_options = [*adj.socket_options, (socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)]
         dispatcher = ThreadedTaskDispatcher()
         dispatcher.set_thread_count(adj.threads)
         # create_server() always builds a plain TcpWSGIServer; ours is built the same way
@@ -157,6 +173,15 @@ class Server:
         self.host = host
         self.port = int(self._server.effective_port)
         self._closed = False
+        self._threads = threads
+        extension = getattr(app, "extensions", {}).get("potionpi")
+        if extension is not None:
+            extension.on_streams = self._streams_changed
+
+    def _streams_changed(self, streams: int) -> None:
+        """A stream opened or closed: keep ``threads`` free for taps and pages."""
+        if not self._closed:
+            self._server.task_dispatcher.set_thread_count(self._threads + streams)
 
     @property
     def url(self) -> str:
@@ -177,7 +202,7 @@ class Server:
         self._closed = True
         extension = getattr(self.app, "extensions", {}).get("potionpi")
         if extension is not None:
-            extension.shutdown.set()             # streams end within stream_poll_seconds
+            extension.stop_streams()             # every stream's thread returns now
         self._server.task_dispatcher.shutdown(timeout=5)
         close_all(self._server._map)             # the listener and every open connection
 
@@ -190,7 +215,4 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = D
     extension = getattr(app, "extensions", {}).get("potionpi")
     if extension is not None:
         extension.shutdown.clear()           # the app may be served again after a close()
-        # Leave 8 threads (or half, for small pools) for taps and pages.
-        extension.settings["max_streams"] = min(extension.settings["max_streams"],
-                                                max(1, threads - min(8, threads // 2)))
     return Server(app, host, port, threads, limits)

@@ -6,9 +6,12 @@ client always gets the current session first, whatever its ``Last-Event-ID``:
 versions restart with every new game, so an old id cannot prove the client is
 up to date, and one extra message is cheap.
 
-Under waitress each open stream holds one worker thread (see server.py). The loop
-wakes every ``stream_poll_seconds`` to notice a gone client or a shutdown, so a
-closed tablet frees its thread within about a second instead of at the next write.
+Under waitress each open stream holds one worker thread, and the server adds a
+thread for every open stream (server.py), so streams never take the threads taps
+need. A stream's thread sleeps until the table hands its subscription a change, a
+notice, or the keep-alive is due (every ``keepalive_seconds``): an idle table costs
+no CPU. A closed tablet is noticed at the latest at the next keep-alive.
+Each table change wakes each stream once; the session is encoded once for all.
 """
 from __future__ import annotations
 
@@ -45,15 +48,18 @@ class MessageCache:
 
     def message(self, session: Session) -> str:
         key = (session.get("id"), session["version"])
+        # The table encodes each new version before it wakes the streams (on_publish, set
+        # up by create_app), so 64 woken streams find it here without queueing for the lock
+        # (a dict read is atomic); a miss encodes once under the lock.
+        text = self._messages.get(key)
+        if text is not None:
+            return text
         with self._lock:
-            cached = self._messages.get(key)
-        if cached is not None:
-            return cached
-        text = session_message(session)
-        with self._lock:
-            self._messages[key] = text
-            while len(self._messages) > self._size:
-                self._messages.pop(next(iter(self._messages)))
+            text = self._messages.get(key)
+            if text is None:
+                text = self._messages[key] = session_message(session)
+                while len(self._messages) > self._size:
+                    self._messages.pop(next(iter(self._messages)))
         return text
 
 
@@ -91,31 +97,38 @@ class StreamBody:
 @bp.get("/api/v1/stream")
 def stream():
     c = ctx()
-    if not c.open_stream():
-        raise ApiError(503, "too many live screens are open on this table; close one and reload",
-                       headers={"Retry-After": "10"})
-    settings = c.settings
-    keepalive = float(settings["keepalive_seconds"])
-    poll = float(settings["stream_poll_seconds"])
-    shutdown = c.shutdown
+    if c.shutdown.is_set():
+        raise ApiError(503, "the table is shutting down; reload in a moment", headers={"Retry-After": "10"})
+    client = request.remote_addr or "?"
     # waitress tells whether the socket is gone; other servers notice at the next write.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+    cache: MessageCache = c.extras["messages"]
     subscription = c.table.subscribe()
-    cache = c.extras.setdefault("messages", MessageCache())
+    refused = c.open_stream(client, subscription, gone)
+    if refused:
+        subscription.close()
+        raise ApiError(503, refused, headers={"Retry-After": "10"})
+    settings = c.settings
+    keepalive = float(settings["keepalive_seconds"])
 
     def events() -> Generator[str, None, None]:
         # "retry" sets the browser's reconnect delay; the comment gets the headers out now.
         yield f"retry: {int(settings['reconnect_ms'])}\n: potionpi live table\n\n"
         last_write = time.monotonic()
-        # Ends on shutdown, when the client is gone, or when the table closes its subscribers.
-        while not shutdown.is_set() and not gone() and not getattr(subscription, "ended", False):
+        # Sleeps until a change, a notice or the next keep-alive (no polling); ends on
+        # shutdown (which closes the subscription), when the table closes, or when the
+        # client is gone (seen here or as an error at the next write).
+        while not subscription.ended and not gone():
             idle = time.monotonic() - last_write
-            item = subscription.get(timeout=max(0.0, min(poll, keepalive - idle)))
+            item = subscription.get(timeout=max(0.0, keepalive - idle))
             if item is None:
                 if time.monotonic() - last_write >= keepalive:
                     yield ": keep-alive\n\n"
                     last_write = time.monotonic()
                 continue
+            # Under waitress this write waits while the client has not read what was sent
+            # (outbuf_high_watermark, server.py); meanwhile newer sessions replace each other
+            # in the subscription, so a slow tablet gets the newest, never a backlog.
             if set(item) == {"notice"}:
                 yield notice_message(cast(dict[str, Notice], item)["notice"])
             else:
@@ -124,7 +137,7 @@ def stream():
 
     def release() -> None:
         subscription.close()
-        c.close_stream()
+        c.close_stream(client, subscription)
 
     response = Response(StreamBody(events(), release), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"

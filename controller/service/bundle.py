@@ -1,7 +1,12 @@
-"""What `potionpi export` writes and the settings page downloads: every game and its log."""
+"""What `potionpi export` writes and the settings page downloads: every game and its log.
+
+Written as it is read, a game and a batch of actions at a time, so its memory stays flat
+however many games the table has played (a Pi Zero 2 W has 512 MB).
+"""
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Iterator, TextIO
 
 from .. import __version__
 from ..store import Store
@@ -11,17 +16,32 @@ WITHHELD = ("the game is still being played, and its log can hold what a player 
             "see yet (hidden cards, secret recipes): it comes once the game is over")
 
 
-def export_games(store: Store, *, withhold_running: bool = False) -> dict[str, Any]:
-    """Every game (newest first) with its whole action log, as JSON-ready data.
+def iter_export(store: Store, *, withhold_running: bool = False) -> Iterator[str]:
+    """The export document in pieces: every game, newest first, with its whole action log.
 
     ``withhold_running``: leave out the log of a game still being played (the tablet's
     download: whoever knows the table PIN may take it, players included).
     """
-    games = store.history(limit=1_000_000)
-    for game in games:
+    yield '{"potionpi": %s, "games": [' % json.dumps(__version__)
+    for n, game in enumerate(store.iter_games(newest_first=True)):
+        head = json.dumps(game)[:-1]
         if withhold_running and game["status"] == "playing":
-            game["actions"] = None
-            game["actions_withheld"] = WITHHELD
-        else:
-            game["actions"] = store.actions(game["id"])
-    return {"potionpi": __version__, "games": games}
+            yield (("," if n else "") + "\n" + head + ', "actions": null, "actions_withheld": '
+                   + json.dumps(WITHHELD) + "}")
+            continue
+        yield ("," if n else "") + "\n" + head + ', "actions": ['
+        for i, entry in enumerate(store.iter_actions(game["id"])):
+            yield ("," if i else "") + "\n  " + json.dumps(entry)
+        yield "]}"
+    yield "\n]}\n"
+
+
+def write_export(store: Store, out: TextIO, *, withhold_running: bool = False) -> None:
+    """Write :func:`iter_export` to ``out``."""
+    for piece in iter_export(store, withhold_running=withhold_running):
+        out.write(piece)
+
+
+def export_games(store: Store, *, withhold_running: bool = False) -> dict[str, Any]:
+    """The export as data (small tables and tests; the CLI and the download stream it)."""
+    return json.loads("".join(iter_export(store, withhold_running=withhold_running)))

@@ -87,7 +87,7 @@ class LiveTable:
         from tests.web.helpers import PIN, SECRET
         from web_ui import create_app
         app = create_app(table=table, devices=devices, pin=PIN, secret_key=SECRET,
-                         settings={"keepalive_seconds": 2.0, "stream_poll_seconds": 0.1})
+                         settings={"keepalive_seconds": 2.0})
         live = cls("", table, app)
         live.serve()
         return live

@@ -187,6 +187,11 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     assert results[3]["points"] == 18 and results[3]["cards_played"] == 3
     assert page_stones(page) == engine_stones(live_table)
     page.screenshot(path=str(output_dir / "7-results-round-2.png"))
+    # earlier rounds: the box opens on a tap and lists round 1 with its results
+    page.locator(".zc-history summary").click()
+    page.wait_for_selector(".zc-history-round")
+    assert "Round 1" in page.locator(".zc-history").inner_text()
+    assert "Earlier rounds (1)" in page.locator(".zc-history summary").inner_text()
 
     # undo takes the scoring back: the stones return
     tap_and_wait(page, "#zc-undo")

@@ -634,8 +634,10 @@ def test_history_keeps_every_round():
     state = to_laying_same(state)
     state = act(lay_all(state, EXAMPLE), type="reveal_entries")
     state = act(state, type="reveal", card="recipe_2")
-    hist = GAME.view(state)["history"]
+    hist = GAME.history(state)
     assert [h["number"] for h in hist] == [1, 2]
+    # the live view carries only the last earlier round, and the count
+    assert GAME.view(state)["history"] == hist[-1:] and GAME.view(state)["rounds_before"] == 2
     assert hist[0]["recipe"]["forward"] == [5, 3, 1] and hist[0]["ring"] == DORO
     assert [sum(m["fields"] for m in r["moves"]) for r in hist[0]["results"]] == [0, 5, 1, 5, -2]
     assert hist[1]["recipe"]["id"] == "recipe_1"

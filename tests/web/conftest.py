@@ -14,7 +14,7 @@ from web_ui.server import make_server
 from .helpers import PIN, SECRET, sim_hub
 
 # Short enough that a test sees several keep-alives, long enough not to flood.
-FAST_STREAM = {"keepalive_seconds": 0.3, "stream_poll_seconds": 0.05}
+FAST_STREAM = {"keepalive_seconds": 0.3}
 
 
 @pytest.fixture

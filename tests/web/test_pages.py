@@ -1,6 +1,7 @@
 """The tablet page and its assets: served from the package, nothing from outside."""
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import re
@@ -152,3 +153,35 @@ def test_every_drop_colour_has_a_letter_and_an_okabe_ito_colour():
     for colour, letter in {"red": "R", "yellow": "Y", "green": "G", "blue": "B", "purple": "P",
                            "orange": "O"}.items():
         assert f'{colour}: {{ letter: "{letter}"' in ui
+
+
+def test_static_files_come_gzipd_when_asked(client):
+    plain = client.get("/static/table.css")
+    zipped = client.get("/static/table.css", headers={"Accept-Encoding": "gzip, deflate"})
+    assert plain.headers.get("Content-Encoding") is None
+    assert zipped.headers["Content-Encoding"] == "gzip" and zipped.headers["Vary"] == "Accept-Encoding"
+    assert gzip.decompress(zipped.get_data()) == plain.get_data()
+    assert len(zipped.get_data()) < len(plain.get_data()) / 2
+    assert zipped.headers["ETag"] != plain.headers["ETag"]      # one ETag per representation
+    again = client.get("/static/table.css", headers={"Accept-Encoding": "gzip",
+                                                     "If-None-Match": zipped.headers["ETag"]})
+    assert again.status_code == 304 and again.get_data() == b""
+
+
+def test_the_page_links_its_files_by_content_hash_cached_for_good(client):
+    page = client.get("/").get_data(as_text=True)
+    css = re.search(r'href="(/static/table\.css\?v=[0-9a-f]{16})"', page).group(1)
+    script = re.search(r'src="(/static/js/app\.js\?v=[0-9a-f]{16})"', page).group(1)
+    for url in (css, script):
+        response = client.get(url)
+        assert response.status_code == 200
+        assert "immutable" in response.headers["Cache-Control"] and "max-age=31536000" in response.headers["Cache-Control"]
+    # every module, whatever path imports it, is mapped to its hashed URL
+    imports = json.loads(re.search(r'<script type="importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    assert imports["/static/js/ui.js"].startswith("/static/js/ui.js?v=")
+    assert imports["/games/mirakel-mix/tablet.js"].startswith("/games/mirakel-mix/tablet.js?v=")
+    assert imports["/games/zaubercocktail/tablet.css"].startswith("/games/zaubercocktail/tablet.css?v=")
+    for url in imports.values():
+        assert "immutable" in client.get(url).headers["Cache-Control"], url
+    # an old hash is not trusted for a year: the browser asks again
+    assert client.get("/static/js/ui.js?v=0000000000000000").headers["Cache-Control"] == "no-cache"

@@ -48,6 +48,8 @@ class MirakelMix(MovementRules, Game):
     # Warnings are not game moves: dismissing one is final, and one raised after the tap
     # being undone stays. The RNG only ever moves forward.
     undo_keeps: ClassVar[tuple[str, ...]] = ("warnings", "next_warning", "rng")
+    #: warnings shown at once (the newest; a repeated one counts, see ``_warn``)
+    MAX_WARNINGS: ClassVar[int] = 8
     nothing_to_undo: ClassVar[str] = "nothing to undo since the last drop fell"
 
     def __init__(self, data: dict[str, Any] | None = None):
@@ -413,8 +415,19 @@ class MirakelMix(MovementRules, Game):
         s["stamp"] += 1
 
     def _warn(self, s: State, kind: str, message: str, colour: str | None) -> None:
-        s["warnings"].append({"id": s["next_warning"], "kind": kind, "message": message, "colour": colour,
-                              "stamp": s["stamp"]})
+        """Raise a warning. The same warning again replaces the older one (counted in
+        ``repeats``), and only the newest ``MAX_WARNINGS`` stay: a sensor that faults all
+        evening must not grow every message (issue 16); what is dropped is old news."""
+        repeats = 1
+        kept = []
+        for w in s["warnings"]:
+            if (w["kind"], w["message"], w["colour"]) == (kind, message, colour):
+                repeats += w.get("repeats", 1)
+            else:
+                kept.append(w)
+        kept.append({"id": s["next_warning"], "kind": kind, "message": message, "colour": colour,
+                     "stamp": s["stamp"], "repeats": repeats})
+        s["warnings"] = kept[-self.MAX_WARNINGS:]
         s["next_warning"] += 1
 
     def _do_drop(self, s: State, a: Action) -> None:

@@ -44,6 +44,8 @@ class Zaubercocktail(Game):
     # A round is some thirty taps; this keeps all of them (and a long run of "Stop!"
     # taps) while bounding the memory the snapshots hold.
     undo_depth = 256
+    #: false-trader taps listed per round (the newest; ``false_trader_taps`` counts all)
+    FALSE_TRADERS_KEPT: ClassVar[int] = 32
     nothing_to_undo = "There is nothing to undo since the recipe card was revealed"
     # The history only grows (a new list each reveal), so states may share it.
     shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
@@ -116,7 +118,7 @@ class Zaubercocktail(Game):
         deal = self.data["deal"]
         return {"number": number,
                 "deal": deal["first_round"] if number == 1 else deal["later_rounds"],
-                "recipe": None, "dropouts": [], "false_traders": [],
+                "recipe": None, "dropouts": [], "false_traders": [], "false_trader_taps": 0,
                 "entries": [None] * seats, "entries_revealed": False,
                 "order": None, "drawn": [None] * seats, "draw_log": [], "results": None}
 
@@ -223,7 +225,12 @@ class Zaubercocktail(Game):
         start = self.data["path"]["start"]
         before = state["stones"][seat]
         state["stones"][seat] = max(start, before - self.data["scoring"]["false_trader_back"])
-        state["round"]["false_traders"].append({"seat": seat, "from": before, "to": state["stones"][seat]})
+        # the newest taps only: a round of hundreds of taps must not make every action and
+        # message grow (issue 16); the count says how many there were
+        rnd = state["round"]
+        rnd["false_traders"] = [*rnd["false_traders"][-(self.FALSE_TRADERS_KEPT - 1):],
+                                {"seat": seat, "from": before, "to": state["stones"][seat]}]
+        rnd["false_trader_taps"] += 1
 
     def _do_lay_down(self, state: State, action: Action) -> None:
         seat = self.seat_of(state, action)
@@ -470,6 +477,7 @@ class Zaubercocktail(Game):
                 "goblet": dropouts[1:],
                 "stones_to_end": self._count_rule("stones_to_end", state),
                 "false_traders": rnd["false_traders"],
+                "false_trader_taps": rnd["false_trader_taps"],
                 "entries": [self._entry_view(e) if revealed and e is not None else None
                             for e in rnd["entries"]],
                 "draws": rnd["draw_log"],
@@ -489,7 +497,13 @@ class Zaubercocktail(Game):
             "ring_best": self._count_rule("ring_best", state),
             "ring_bonus": self.data["dropouts"]["ring_bonus"],
             "forward_places": self.data["scoring"]["forward_places"],
-            "history": [self._round_summary(r) for r in state["history"]],
+            # Earlier rounds ride along only at the end: while playing, the message carries
+            # the round before this one (the table shows its results) and the count; the
+            # rest is GET /api/v1/zaubercocktail/history, so a message does not grow with
+            # the game (issue 16).
+            "history": [self._round_summary(r)
+                        for r in (state["history"] if outcome is not None else state["history"][-1:])],
+            "rounds_before": len(state["history"]),
             "can_undo": self.can_undo(state),
             "outcome": outcome.to_json(players) if outcome is not None else None,
         }
@@ -525,6 +539,10 @@ class Zaubercocktail(Game):
         sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
         return {"cards": dict(entry["cards"]), "black": dict(entry["black"]), "sets": sets,
                 **laydown.score(sets)}
+
+    def history(self, state: State) -> list[dict[str, Any]]:
+        """Every earlier round, oldest first (public: what the table saw scored)."""
+        return [self._round_summary(r) for r in state["history"]]
 
     def _round_summary(self, rnd: Round) -> dict[str, Any]:
         return {"number": rnd["number"], "deal": rnd["deal"], "recipe": self.card_view(rnd["recipe"]),

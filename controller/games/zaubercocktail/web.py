@@ -2,6 +2,7 @@
 
 * ``POST /api/v1/zaubercocktail/preview`` — points of a lay-down being entered (pure, open).
 * ``GET  /api/v1/zaubercocktail/cards`` — the recipe cards' faces (for the physical deck).
+* ``GET  /api/v1/zaubercocktail/history`` — the earlier rounds of the running game.
 * ``POST /api/v1/zaubercocktail/link`` — table only: a player's private link, as URL and QR.
 * ``GET  /zc/hand/<token>`` — the player's private page (phone): enter the hand, get advice.
 * ``POST /api/v1/zaubercocktail/helper`` — best lay-down and runner-up of a hand.
@@ -117,6 +118,17 @@ def preview() -> Response:
 def recipe_cards() -> Response:
     """Every card of the recipe deck, face up (the cards are public; their order is not)."""
     return jsonify(Zaubercocktail().recipe_cards())
+
+
+@bp.get(f"{API}/history")
+def history() -> Response:
+    """The earlier rounds of the running game (the per-version message carries only the
+    last one, so it does not grow with the game)."""
+    rounds = ctx().table.inspect(lambda engine, state: engine.history(state)
+                                 if isinstance(engine, Zaubercocktail) else None)
+    if rounds is None:
+        raise ApiError(404, "no Zaubercocktail game is running")
+    return jsonify(rounds)
 
 
 @bp.post(f"{API}/link")

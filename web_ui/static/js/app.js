@@ -31,12 +31,20 @@ function draw() {
 // --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
 
+// The page's import map names every file's hashed URL (cached for good); stylesheets are
+// looked up in it by hand, modules by the browser.
+const hashed = (() => {
+  try { return JSON.parse(document.querySelector('script[type="importmap"]').textContent).imports || {}; }
+  catch { return {}; }
+})();
+
 /** The game's tablet module, its stylesheet loaded first (so it never draws unstyled). */
 function loadGame(id) {
   if (!gameModules.has(id)) {
     const css = document.createElement("link");
     css.rel = "stylesheet";
-    css.href = `/games/${encodeURIComponent(id)}/tablet.css`;
+    const href = `/games/${encodeURIComponent(id)}/tablet.css`;
+    css.href = hashed[href] || href;
     const styled = new Promise((resolve) => { css.onload = css.onerror = resolve; });
     document.head.append(css);
     gameModules.set(id, Promise.all([import(`/games/${encodeURIComponent(id)}/tablet.js`), styled])

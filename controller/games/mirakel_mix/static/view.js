@@ -122,7 +122,7 @@ function renderWarnings(view, fixes, perform) {
       : fixes.filter((a) => a.id === undefined || a.id === w.id || a.id === i);
     return el("div.warning", { dataset: { kind: w.kind || "", id: String(w.id ?? i) } },
       el("span.warning-icon", { "aria-hidden": "true" }, "!"),
-      el("span.warning-text", {}, cap(text)),
+      el("span.warning-text", {}, cap(text), w.repeats > 1 ? ` (${w.repeats} times)` : ""),
       el("span.warning-fixes", {}, mine.map((a) => {
         const label = actionLabel(a);
         return el(`button.big-button.fix${a.type === "dismiss_warning" ? ".dismiss" : ""}`,

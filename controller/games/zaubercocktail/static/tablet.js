@@ -41,7 +41,7 @@ export function render(root, session, ctx) {
 function roundBox({ view }) {
   const r = view.round;
   if (view.phase === "over") {
-    const rounds = view.outcome?.rounds_scored ?? view.history.length;
+    const rounds = view.outcome?.rounds_scored ?? view.rounds_before ?? view.history.length;
     return el("section.zc-round.panel", { "aria-label": "Round" },
       el("div.zc-round-no", {}, "Game over"),
       el("div.zc-deal", {}, `${rounds} round${rounds === 1 ? "" : "s"} scored`));
@@ -289,14 +289,34 @@ function shownResults(h) {
   return prev?.results ? resultsBox(h, prev.results, prev) : null;
 }
 
+// Earlier rounds: the live message carries only the last one (and the count) while the
+// game runs; the whole list is fetched when the box is opened, once per new round.
+let earlier = { key: null, rounds: [] };
+let historyOpen = false;
+
 function historyBox(h) {
-  const { view, names } = h;
-  if (!view.history.length) return null;
-  return el("details.zc-history.panel", {},
-    el("summary", {}, `Earlier rounds (${view.history.length})`),
-    [...view.history].reverse().map((r) => el("div.zc-history-round", {},
-      el("b", {}, `Round ${r.number} · ${r.recipe?.name || "–"}`),
-      el("span", {}, r.ring !== null ? ` · ring: ${names[r.ring]}` : ""),
-      el("div.zc-history-moves", {}, (r.results || []).slice().sort((a, b) => a.rank - b.rank)
-        .map((x) => el("span", {}, `${x.rank}. ${x.name} ${x.points} pts ${x.from}→${x.to}`))))));
+  const { view, session } = h;
+  const count = view.rounds_before ?? view.history.length;
+  if (!count) return null;
+  const key = `${session.id}:${count}`;
+  if (view.history.length === count) earlier = { key, rounds: view.history };
+  const list = el("div.zc-history-list", {}, earlier.key === key ? roundLines(h, earlier.rounds) : []);
+  const box = el("details.zc-history.panel", { open: historyOpen },
+    el("summary", {}, `Earlier rounds (${count})`), list);
+  const load = async () => {
+    if (earlier.key === key) return;
+    const rounds = await getJSON("/api/v1/zaubercocktail/history");
+    earlier = { key, rounds };
+    fill(list, roundLines(h, rounds));
+  };
+  box.addEventListener("toggle", () => { historyOpen = box.open; if (box.open) load(); });
+  return box;
+}
+
+function roundLines({ names }, rounds) {
+  return [...rounds].reverse().map((r) => el("div.zc-history-round", {},
+    el("b", {}, `Round ${r.number} · ${r.recipe?.name || "–"}`),
+    el("span", {}, r.ring !== null ? ` · ring: ${names[r.ring]}` : ""),
+    el("div.zc-history-moves", {}, (r.results || []).slice().sort((a, b) => a.rank - b.rank)
+      .map((x) => el("span", {}, `${x.rank}. ${x.name} ${x.points} pts ${x.from}→${x.to}`)))));
 }

@@ -1,0 +1,109 @@
+"""The tablet page's weight and first render, in Chromium over CDP (issue 16).
+
+Starts ``potionpi run --sim`` with a Mirakel Mix game, opens the page in headless
+Chromium and prints: requests and bytes over the wire on a cold load (static files and
+all), the same on a warm reload (what the browser still asks for), and the time until
+the board is drawn with the CPU throttled 6x (a cheap tablet). No thresholds.
+
+    python bench/bench_page.py [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.e2e.conftest import CHROMIUM_FLAGS, find_chromium  # noqa: E402
+from tests.e2e.daemon_proc import DaemonProcess  # noqa: E402
+
+
+def load(page, cdp, url: str, reload: bool = False) -> tuple[int, int, int, float]:
+    """(requests over the network, of them static files, bytes received, ms to the board)."""
+    seen: dict[str, dict] = {}
+
+    def on_response(event):
+        r = event["response"]
+        seen[event["requestId"]] = {"url": r["url"], "cached": r.get("fromDiskCache") or r.get("fromMemoryCache")
+                                    or r.get("fromServiceWorker"), "bytes": 0}
+
+    def on_finished(event):
+        if event["requestId"] in seen:
+            seen[event["requestId"]]["bytes"] = event["encodedDataLength"]
+
+    from_cache: set[str] = set()
+
+    def on_cached(event):
+        from_cache.add(event["requestId"])
+
+    cdp.on("Network.responseReceived", on_response)
+    cdp.on("Network.loadingFinished", on_finished)
+    cdp.on("Network.requestServedFromCache", on_cached)
+    t0 = time.perf_counter()
+    if reload:
+        page.reload(wait_until="load")
+    else:
+        page.goto(url, wait_until="load")
+    page.wait_for_selector("body[data-view='table'] #game-view > *", state="attached", timeout=60_000)
+    took = (time.perf_counter() - t0) * 1000
+    page.wait_for_timeout(500)
+    cdp.remove_listener("Network.responseReceived", on_response)
+    cdp.remove_listener("Network.loadingFinished", on_finished)
+    cdp.remove_listener("Network.requestServedFromCache", on_cached)
+    network = [s for rid, s in seen.items()
+               if not s["cached"] and rid not in from_cache and "/api/v1/stream" not in s["url"]]
+    static = [s for s in network if "/static/" in s["url"] or "/games/" in s["url"]]
+    return len(network), len(static), sum(s["bytes"] for s in static), took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    chromium = find_chromium()
+    if chromium is None:
+        print("no Chromium: page weight not measured")
+        return
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = DaemonProcess(Path(tmp)).start(timeout=60)
+        try:
+            d.request("POST", "/api/v1/session", {"game": "mirakel-mix", "players": ["Ann", "Ben", "Cas", "Dee"],
+                                                  "seed": 1})
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+                cold, warm, renders = [], [], []
+                for _ in range(args.runs):
+                    context = browser.new_context(viewport={"width": 1280, "height": 800})
+                    page = context.new_page()
+                    cdp = context.new_cdp_session(page)
+                    cdp.send("Network.enable")
+                    cold.append(load(page, cdp, d.url + "/"))
+                    warm.append(load(page, cdp, d.url + "/", reload=True))
+                    context.close()
+                    context = browser.new_context(viewport={"width": 1280, "height": 800})
+                    page = context.new_page()
+                    cdp = context.new_cdp_session(page)
+                    cdp.send("Network.enable")
+                    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
+                    renders.append(load(page, cdp, d.url + "/")[3])
+                    context.close()
+                browser.close()
+        finally:
+            d.terminate()
+    med = statistics.median
+    print(f"tablet page (Mirakel Mix, {args.runs} runs, medians)")
+    print(f"  cold load: {med(c[0] for c in cold):.0f} requests, {med(c[1] for c in cold):.0f} static files, "
+          f"{med(c[2] for c in cold) / 1024:.1f} KiB of static files over the wire")
+    print(f"  warm reload: {med(w[0] for w in warm):.0f} request(s) besides the stream (the page itself is "
+          f"not cached), {med(w[1] for w in warm):.0f} static files, "
+          f"{med(w[2] for w in warm) / 1024:.1f} KiB of static files over the wire")
+    print(f"  first board render at 6x CPU throttle: {med(renders):.0f} ms (from navigation)")
+
+
+if __name__ == "__main__":
+    main()

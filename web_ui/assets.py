@@ -1,0 +1,142 @@
+"""The tablet's static files: gzip'd, with content hashes, cached by the browser.
+
+``/static/<file>`` (the shared page) and ``/games/<id>/<file>`` (each game's plug-in)
+are served from memory: each file is read once (again when it changes on disk), hashed
+and, if it is text, gzip'd once. A tablet on the table's Wi-Fi then gets:
+
+* the compressed file when it says ``Accept-Encoding: gzip`` (CSS and JS shrink ~3x);
+* with ``?v=<hash>`` of the current content: ``Cache-Control: max-age=1 year, immutable``,
+  so a warm reload asks for nothing; the page links its CSS and script that way and an
+  import map (:func:`import_map`) points every module, imported by whatever path, at its
+  hashed URL;
+* without it (or with an old hash): ``no-cache`` and a strong ETag, so the browser asks
+  and gets ``304 Not Modified`` until the file changes.
+
+No CDN: everything comes from the Pi.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import mimetypes
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from flask import Response, abort, g, request
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
+from werkzeug.security import safe_join
+
+from controller import games
+
+STATIC = Path(__file__).resolve().parent / "static"
+YEAR = 365 * 24 * 3600
+COMPRESSIBLE = (".js", ".css", ".svg", ".json", ".html", ".txt", ".map")
+MIN_GZIP = 512          # smaller files gain less than the header costs
+
+
+@dataclass(frozen=True)
+class Asset:
+    data: bytes
+    gz: bytes | None
+    digest: str           # first 16 hex digits of the SHA-256 of the content
+    mimetype: str         # Flask adds "; charset=utf-8" to text types
+    modified: float
+
+
+class AssetCache:
+    """Files read, hashed and compressed once per change on disk (keyed by mtime, size)."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, tuple[tuple[int, int], Asset]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path) -> Asset | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        if not path.is_file():
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._files.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        data = path.read_bytes()
+        gz = None
+        if path.suffix in COMPRESSIBLE and len(data) >= MIN_GZIP:
+            # mtime=0: the same bytes every time, so the ETag of the gzip'd file is stable
+            gz = gzip.compress(data, compresslevel=9, mtime=0)
+        mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        asset = Asset(data, gz, hashlib.sha256(data).hexdigest()[:16], mimetype, stat.st_mtime)
+        with self._lock:
+            self._files[path] = (key, asset)
+        return asset
+
+
+CACHE = AssetCache()
+
+
+def serve(folder: Path, filename: str) -> Response:
+    """One file of ``folder`` (404 for anything outside it or missing)."""
+    joined = safe_join(str(folder), filename)
+    asset = CACHE.get(Path(joined)) if joined is not None else None
+    if asset is None:
+        abort(404)
+    zipped = asset.gz is not None and "gzip" in request.headers.get("Accept-Encoding", "")
+    response = Response(asset.gz if zipped else asset.data, mimetype=asset.mimetype)
+    if zipped:
+        response.headers["Content-Encoding"] = "gzip"
+    response.headers["Vary"] = "Accept-Encoding"
+    response.set_etag(asset.digest + ("-gz" if zipped else ""))
+    response.last_modified = datetime.fromtimestamp(asset.modified, timezone.utc)
+    if request.args.get("v") == asset.digest:
+        response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
+    else:
+        response.headers["Cache-Control"] = "no-cache"
+    response.make_conditional(request)        # 304 when the ETag matches
+    return response
+
+
+def versioned(url: str, path: Path) -> str:
+    asset = CACHE.get(path)
+    return f"{url}?v={asset.digest}" if asset is not None else url
+
+
+def static_url(filename: str) -> str:
+    """``/static/<filename>?v=<hash>`` for templates."""
+    return versioned(f"/static/{filename}", STATIC / filename)
+
+
+def import_map() -> dict[str, dict[str, str]]:
+    """Every module and stylesheet of the page and the games -> its hashed URL. Modules
+    import each other by plain paths ("./ui.js", "/static/js/ui.js"); the browser looks
+    each resolved URL up here, so all of them are cached for good and stay one module."""
+    imports: dict[str, str] = {}
+    for path in sorted(STATIC.rglob("*")):
+        if path.suffix in (".js", ".css"):
+            rel = path.relative_to(STATIC).as_posix()
+            imports[f"/static/{rel}"] = static_url(rel)
+    for game_id, plugin in games.plugins().items():
+        folder = plugin.static_dir()
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".js", ".css"):
+                url = f"/games/{game_id}/{path.relative_to(folder).as_posix()}"
+                imports[url] = versioned(url, path)
+    return {"imports": imports}
+
+
+def import_map_tag() -> Markup:
+    """The page's ``<script type="importmap">``. An import map is an inline script to the
+    Content-Security-Policy, so its SHA-256 goes into this answer's ``script-src``
+    (web_ui/headers.py): exactly this map runs, no other inline script."""
+    text = str(htmlsafe_json_dumps(import_map()))
+    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    g.setdefault("script_hashes", []).append(f"'sha256-{digest}'")
+    return Markup(f'<script type="importmap">{text}</script>')
