@@ -317,6 +317,11 @@ def log_in(attempt: str) -> None:
     """Unlock this browser with the PIN (the request must carry the page's CSRF token)."""
     check_csrf()
     _gate().check(client_address(), attempt)
+    grant()
+
+
+def grant() -> None:
+    """This browser gave the right PIN: a signed cookie with a fresh tablet key."""
     session.permanent = True
     session["table"] = pin_fingerprint()
     session["tablet"] = current_app.extensions["potionpi"].tablets.issue()

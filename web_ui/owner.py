@@ -93,8 +93,7 @@ def unlock() -> Any:
     except ApiError as exc:
         page, _, headers = _locked_page(exc.message[:1].upper() + exc.message[1:] + ".", exc.status)
         return page, exc.status, {**headers, **exc.headers}
-    session.permanent = True
-    session["table"] = auth.pin_fingerprint()
+    auth.grant()
     return settings()
 
 

@@ -363,8 +363,8 @@ class TableCheck:
         if not floor.link.wait_connected(5.0):
             self.add("floor homing", FAIL, floor.link.message, "see the Pico line above")
             return
-        # the serial floor homes by itself on connecting: that homing is the one checked
-        self._home(floor, ask=False)
+        # the serial floor does not home on connecting (home_on_connect = false): ask it
+        self._home(floor)
 
     def _check_homing_gpio(self) -> None:
         if self.factory is None:
@@ -381,13 +381,12 @@ class TableCheck:
         self._closers.append(floor)
         self._home(floor)
 
-    def _home(self, floor: Any, ask: bool = True) -> None:
+    def _home(self, floor: Any) -> None:
         ants = self.config["forest_floor"]["ants_around"]
         speed = self.config["forest_floor"]["homing_speed"]
         # one and a fifth turns at homing speed is the longest a homing may take
         limit = 1.2 * ants * self.config["forest_floor"]["steps_per_ant"] / speed + 5
-        if ask:
-            floor.home()
+        floor.home()
         deadline = time.monotonic() + limit
         while True:
             status = floor.status()

@@ -8,6 +8,8 @@ import sys
 from controller.cli import main
 from controller.config import Config
 from controller.service.check import TableCheck, firmware_older, version_tuple
+from controller.firmware.floorproto import PROTOCOL_VERSION
+from controller.firmware.settings import FIRMWARE_VERSION
 
 PARTS = ["pin factory", "pins", "encoder", "beam", "colour sensor", "Pico", "floor homing"]
 
@@ -24,7 +26,7 @@ def test_every_check_passes_on_simulated_devices():
     assert [c["name"] for c in report["checks"]] == PARTS
     assert all(c["status"] == "pass" for c in report["checks"]), report
     by_name = {c["name"]: c for c in report["checks"]}
-    assert "firmware 1.0.0-sim, protocol 1" in by_name["Pico"]["detail"]
+    assert f"firmware {FIRMWARE_VERSION}-sim, protocol {PROTOCOL_VERSION}" in by_name["Pico"]["detail"]
     assert "reading r=" in by_name["colour sensor"]["detail"]
 
 
@@ -76,7 +78,7 @@ def test_only_the_pico_named_by_port(capsys):
     finally:
         pico.close()
     out = capsys.readouterr().out.splitlines()
-    assert out[-2].startswith(f"PASS  Pico: Pico on {port}; firmware 1.0.0-sim, protocol 1")
+    assert out[-2].startswith(f"PASS  Pico: Pico on {port}; firmware {FIRMWARE_VERSION}-sim, protocol {PROTOCOL_VERSION}")
     assert out[-1] == "all checks passed" and not any(l.startswith(("PASS  beam", "PASS  pins")) for l in out)
 
 
