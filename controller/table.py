@@ -18,13 +18,14 @@ from collections import deque
 from typing import Any, Callable, cast
 
 from . import games
-from .contracts import Action, Effect, Notice, OutcomeJSON, Session, State
+from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .store import Store
 
 log = logging.getLogger(__name__)
 
 EffectHandler = Callable[[Effect], None]
+Permit = Callable[[games.Game, State, Action], None]
 
 
 class NoGame(Exception):
@@ -100,15 +101,19 @@ class Table:
 
     # --- the one writer ----------------------------------------------------------
     def act(self, action: Action, *, version: int | None = None,
-            source: str = "player") -> Session:
+            source: str = "player", permit: Permit | None = None) -> Session:
         """Apply one action. Raises NoGame, VersionConflict, InvalidAction (malformed) or
-        IllegalAction (the rules, the game is over); then nothing changed."""
+        IllegalAction (the rules, the game is over); then nothing changed. ``permit``
+        (engine, state, action), called under the lock, may refuse by raising (a phone
+        acts only as its seat may)."""
         with self._lock:
             if self._engine is None or self._state is None or self._game_id is None \
                     or self._session is None:
                 raise NoGame()
             if version is not None and version != self._version:
                 raise VersionConflict(version, self._session)
+            if permit is not None:
+                permit(self._engine, self._state, action)
             # the engine refuses what a finished game no longer takes (Game.apply)
             new_state, effects = self._engine.apply(self._state, action)
             new_version = self._version + 1
@@ -170,19 +175,26 @@ class Table:
         return self._version
 
     def session(self, seat: int | None = None) -> Session | None:
-        """The running game as a client sees it (public view unless a seat is given)."""
+        """The running game as a client sees it: the public session, or with ``seat`` the
+        public session plus that seat's ``private`` part (its phone's view)."""
         with self._lock:
             if self._engine is None:
                 return None
             if seat is None:
                 return self._session
-            return self._build_session(seat)
+            return self._seat_session(seat)
+
+    @property
+    def game_id(self) -> int | None:
+        """The store id of the running game (seat links are bound to it)."""
+        return self._game_id
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history(limit)
 
-    def subscribe(self) -> "Subscription":
-        return Subscription(self)
+    def subscribe(self, seat: int | None = None) -> "Subscription":
+        """A live subscriber: the public session, or one seat's (see ``session``)."""
+        return Subscription(self, seat)
 
     def on_effect(self, handler: EffectHandler) -> None:
         self._effect_handlers.append(handler)
@@ -195,13 +207,22 @@ class Table:
         session = self._session = self._build_session()
         return session
 
-    def _build_session(self, seat: int | None = None) -> Session:
+    def _seat_session(self, seat: int) -> SeatSession:
+        engine, state, public = self._engine, self._state, self._session
+        assert engine is not None and state is not None and public is not None
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
+            raise ValueError(f"seat must be 0 to {len(state['players']) - 1}")
+        private = dict(engine.private_view(state, seat))
+        private["legal_actions"] = engine.seat_actions(state, seat)
+        return cast(SeatSession, {**public, "seat": seat, "private": private})
+
+    def _build_session(self) -> Session:
         engine, state, game_id = self._engine, self._state, self._game_id
         assert engine is not None and state is not None and game_id is not None
         outcome = engine.outcome(state)
         players: list[str] = self._meta["players"]
         return {"id": game_id, "game": self._meta["game"], "version": self._version,
-                "players": players, "state": engine.view(state, seat),
+                "players": players, "state": engine.view(state),
                 # once the game is over the engine lists at most the undo of its last action
                 "legal_actions": engine.legal_actions(state),
                 "legal_actions_complete": engine.legal_actions_complete,
@@ -222,8 +243,10 @@ class Table:
 class Subscription:
     """One SSE client's view of the table: newest session, coalesced, plus notices."""
 
-    def __init__(self, table: Table):
+    def __init__(self, table: Table, seat: int | None = None):
         self.table = table
+        self.seat = seat              # None: the public table; else this seat's own session
+        self.game = table._game_id    # a seat belongs to this game: a new one ends the stream
         self.seen_version: int | None = None
         self.seen_game: int | None = None
         with table._lock:
@@ -249,7 +272,14 @@ class Subscription:
                     return {"notice": notice}
             if self._has_new_session():
                 self.seen_version, self.seen_game = t._version, t._game_id
-                return t._session
+                if self.seat is None or t._session is None:
+                    return t._session
+                if t._game_id != self.game:
+                    # a new game revoked the seat: the public session once (its id tells
+                    # the stream so), then this subscription ends
+                    self.closed = True
+                    return t._session
+                return t._seat_session(self.seat)
             return None
 
     @property

@@ -112,12 +112,13 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
                      window=float(merged["pin_window_seconds"])),
         settings=merged)
 
-    from . import api, errors, floor_api, pages, plugins, stream
+    from . import api, errors, floor_api, pages, plugins, seats, stream
     app.register_blueprint(api.bp)
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(plugins.bp)
+    app.register_blueprint(seats.bp)
     # each game's own routes (e.g. a player's phone page), found by looking, never named
     for plugin in games.plugins().values():
         blueprint = plugin.load_blueprint()

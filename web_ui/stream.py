@@ -91,6 +91,14 @@ class StreamBody:
 @bp.get("/api/v1/stream")
 def stream():
     c = ctx()
+    cache = c.extras.setdefault("messages", MessageCache())
+    return live_response(lambda: c.table.subscribe(), cache.message)
+
+
+def live_response(subscribe: Callable[[], Any], encode: Callable[[Session], str]) -> Response:
+    """An SSE response following one subscription (the public table, or one seat's:
+    web_ui/seats.py); ``encode`` turns each session into its message."""
+    c = ctx()
     if not c.open_stream():
         raise ApiError(503, "too many live screens are open on this table; close one and reload",
                        headers={"Retry-After": "10"})
@@ -100,8 +108,11 @@ def stream():
     shutdown = c.shutdown
     # waitress tells whether the socket is gone; other servers notice at the next write.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
-    subscription = c.table.subscribe()
-    cache = c.extras.setdefault("messages", MessageCache())
+    try:
+        subscription = subscribe()
+    except BaseException:
+        c.close_stream()
+        raise
 
     def events() -> Generator[str, None, None]:
         # "retry" sets the browser's reconnect delay; the comment gets the headers out now.
@@ -119,7 +130,7 @@ def stream():
             if set(item) == {"notice"}:
                 yield notice_message(cast(dict[str, Notice], item)["notice"])
             else:
-                yield cache.message(cast(Session, item))
+                yield encode(cast(Session, item))
             last_write = time.monotonic()
 
     def release() -> None:
