@@ -23,6 +23,13 @@ def test_fifty_five_cards_36_parts_18_goals_1_extra_cookie():
     assert GAME.accounted(state)["extra_cookie"] == 1 and count(state) == TOTAL
 
 
+def test_six_species_in_the_defaults_order():
+    assert [GAME.species[s]["name"] for s in SPECIES] == ["Blubbo", "Fangor", "Zizzle", "Gloop", "Spiko", "Fuzzle"]
+    letters = [GAME.species[s]["letter"] for s in SPECIES]
+    shapes = [GAME.species[s]["shape"] for s in SPECIES]
+    assert len(set(letters)) == 6 and len(set(shapes)) == 6      # never colour alone
+
+
 def test_parts_six_species_two_of_each_part_one_star_one_plain():
     assert len(SPECIES) == 6
     for s in SPECIES:
@@ -208,6 +215,7 @@ def test_monster_is_shown_then_the_table_confirms_a_cookie_and_a_new_goal():
     assert state["won"][1] == [goal_for(B, B, B)] and GAME.view(state)["players"][1]["cookies"] == 1
     assert state["goals"][1] not in (None, goal_for(B, B, B)) and len(state["goal_pile"]) == pile - 1
     assert GAME.view(state)["claims"] == [] and count(state) == TOTAL
+    assert f'"{goal_for(B, B, B)}"' not in json.dumps(GAME.view(state))     # kept face down
     with pytest.raises(IllegalAction, match="nobody has shouted"):
         act(state, type="confirm")
 
