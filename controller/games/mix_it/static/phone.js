@@ -26,13 +26,13 @@ export function render(root, session, ctx) {
     state.outcome ? el("p.mi-winner", {}, `★ ${state.outcome.message}`) : null,
     el("button.mi-shout-button", { type: "button", id: "mi-claim", disabled: !claim,
       dataset: { lit: claim ? "yes" : "no" }, onclick: () => claim && ctx.act({ type: "claim" }) },
-      mine.claimed ? "MONSTER! shouted: show your card" : claim ? "MONSTER!" : "MONSTER! (not yet)"),
+      mine.claimed ? "Shouted: show your card!" : "MONSTER!"),
     el("section.mi-my-goal.panel", {},
       el("div.panel-title", {}, "My secret goal", mine.showing ? el("b.mi-showing", {}, ` — on Monster ${mine.showing.monster + 1}!`) : null),
       goalCard(mine.goal)),
-    el("p.mi-status", { id: "mi-status" }, state.outcome ? "" : myTurn
-      ? (state.claims.length ? "Wait: the table is checking a MONSTER!" : "Your turn: place, move or change goal.")
-      : `${state.players[state.turn].name}'s turn.`, " ", cookies(me)),
+    el("p.mi-status", { id: "mi-status" }, el("span", {}, state.outcome ? "" : myTurn
+      ? (state.claims.length ? "Wait: the table checks a MONSTER!" : "Your turn: place, move or change goal.")
+      : `${state.players[state.turn].name}'s turn.`), el("span.mi-my-cookies", {}, "Cookies ", cookies(me))),
     el("section.mi-hand.panel", {},
       el("div.panel-title", {}, state.variant === "express" ? "Face-up deck" : "My hand"),
       el("div.mi-hand-cards", {}, hand.map((c) => {
@@ -45,6 +45,8 @@ export function render(root, session, ctx) {
         el("button.big-button.go", { type: "button", dataset: { place: a.monster },
           onclick: () => { chosen = null; ctx.act({ type: "place", card: a.card, monster: a.monster }); } },
           `Place on Monster ${a.monster + 1}`))) : null),
+    change ? el("button.big-button", { type: "button", id: "mi-change", onclick: () => ctx.act({ type: "change_goal" }) },
+      "Change goal (only once)") : null,
     el("section.mi-mini-table", {}, state.monsters.map((m, i) => el("div.mi-mini.panel", { dataset: { monster: i } },
       el("div.panel-title", {}, `Monster ${m.number}`),
       PARTS.map((part) => {
@@ -60,6 +62,5 @@ export function render(root, session, ctx) {
               el("span.mi-move-hint", {}, i === 0 ? "move →" : "← move"))
           : el("div.mi-mini-slot", { dataset: { part } }, face, locked ? el("span.mi-lock", { title: "moved last: locked for the next player" }, "⊘") : null);
       })))),
-    change ? el("button.big-button", { type: "button", id: "mi-change", onclick: () => ctx.act({ type: "change_goal" }) },
-      "Change goal (only once)") : null));
+));
 }
