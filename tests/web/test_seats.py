@@ -9,6 +9,7 @@ import urllib.request
 
 import pytest
 
+from controller.games import available, plugin
 from tests.leaks import assert_seat_keeps_its_secrets
 
 from .helpers import AUTH, act, start_game
@@ -160,3 +161,18 @@ def test_a_seat_stream_carries_its_private_part_and_nobody_elses(live, seat):
     finally:
         for client in (mine, other, public):
             client.close()
+
+
+@pytest.mark.parametrize("game", available())
+def test_every_game_has_seats_a_phone_page_and_a_seat_session(client, game):
+    names = ["Ann", "Ben", "Cem", "Dana", "Eli", "Fay", "Gus"][:plugin(game).min_players]
+    response = client.post("/api/v1/session", json={"game": game, "players": names, "seed": 2}, headers=AUTH)
+    assert response.status_code == 201, response.get_json()
+    listed = seats(client)
+    assert [s["name"] for s in listed] == names
+    for s in listed:
+        page = client.get(f"/seat/{s['token']}")
+        assert page.status_code in (200, 302)           # 302: the game's own phone page
+        mine = client.get(f"/api/v1/seat/{s['token']}").get_json()
+        assert mine["seat"] == s["seat"] and isinstance(mine["private"]["legal_actions"], list)
+        assert "private" not in client.get("/api/v1/session").get_json()
