@@ -85,10 +85,13 @@ function claimsPanel(state, session, ctx) {
 function playersPanel(state) {
   return el("div.mi-players.panel", { id: "mi-players" },
     el("div.panel-title", {}, "Cookies"),
-    state.players.map((p) => el("div.mi-player", { dataset: { seat: p.seat, turn: p.seat === state.turn ? "yes" : "no" } },
+    state.players.map((p) => el("div.mi-player", { dataset: { seat: p.seat,
+      turn: p.seat === state.turn && !state.outcome ? "yes" : "no",
+      won: state.outcome?.winners.includes(p.seat) ? "yes" : "no" } },
       el(`span.seat-chip.seat-${p.seat}`, {}, p.seat + 1),
       el("span.mi-player-name", {}, p.name),
       cookies(p),
       p.changed_goal ? el("span.mi-note", { title: "has changed goal" }, "⇄") : null,
-      p.claiming ? el("span.mi-note.shout", {}, "MONSTER!") : null)));
+      p.claiming ? el("span.mi-note.shout", {}, "MONSTER!") : null,
+      state.outcome?.winners.includes(p.seat) ? el("span.mi-note.shout", {}, "★ won") : null)));
 }
