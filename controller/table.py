@@ -184,11 +184,6 @@ class Table:
                 return self._session
             return self._seat_session(seat)
 
-    @property
-    def game_id(self) -> int | None:
-        """The store id of the running game (seat links are bound to it)."""
-        return self._game_id
-
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history(limit)
 
