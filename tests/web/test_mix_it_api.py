@@ -7,6 +7,8 @@ import json
 import random
 import urllib.request
 
+import pytest
+
 from tests.games.mix_it_support import choose
 from tests.leaks import assert_seat_keeps_its_secrets
 
@@ -22,8 +24,10 @@ def secrets(seat_session):
     return [c["id"] for c in mine["hand"]] + ([mine["goal"]["id"]] if mine["goal"] and not mine["claimed"] else [])
 
 
-def test_a_whole_game_through_the_api_alone(client, table):
-    response = client.post("/api/v1/session", json={"game": "mix-it", "players": PLAYERS, "seed": 36}, headers=AUTH)
+@pytest.mark.parametrize("variant", ["classic", "express"])
+def test_a_whole_game_through_the_api_alone(client, table, variant):
+    response = client.post("/api/v1/session", json={"game": "mix-it", "players": PLAYERS, "seed": 36,
+                                                    "options": {"variant": variant}}, headers=AUTH)
     assert response.status_code == 201
     tokens = [s["token"] for s in client.get("/api/v1/seats", headers=AUTH).get_json()["seats"]]
     rng = random.Random(36)
@@ -47,8 +51,11 @@ def test_a_whole_game_through_the_api_alone(client, table):
             response = act(client, action, public["version"])
             assert response.status_code == 200, response.get_json()
     outcome = client.get("/api/v1/session").get_json()["outcome"]
-    assert outcome is not None and outcome["reason"] == "three_cookies"
-    assert max(outcome["cookies"]) >= 3 and outcome["winner_names"]
+    assert outcome is not None and outcome["winner_names"]
+    if variant == "classic":
+        assert outcome["reason"] == "three_cookies" and max(outcome["cookies"]) >= 3
+    else:                                             # Express: the first monster built wins
+        assert outcome["reason"] == "built_goal" and all(outcome["cookies"][w] == 1 for w in outcome["winners"])
 
 
 def test_a_phone_cannot_confirm_its_own_monster_nor_act_for_another(client):
