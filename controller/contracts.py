@@ -58,6 +58,14 @@ class Session(TypedDict):
     outcome: OutcomeJSON | None
 
 
+class SeatSession(Session):
+    """The running game as one seat's phone sees it: the public session plus that seat's
+    ``private`` part (``Game.private_view`` and ``legal_actions``: ``Game.seat_actions``)."""
+
+    seat: int
+    private: dict[str, Any]
+
+
 class Sink(Protocol):
     """Where a device reports what it saw: the table's ``sensor`` entry point."""
 
@@ -72,4 +80,4 @@ class NoticeSink(Protocol):
 
 Direction = Literal["clockwise", "counter_clockwise"]
 __all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON",
-           "Session", "Sink", "State"]
+           "SeatSession", "Session", "Sink", "State"]

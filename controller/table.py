@@ -20,13 +20,14 @@ from collections import deque
 from typing import Any, Callable, cast
 
 from . import games
-from .contracts import Action, Effect, Notice, OutcomeJSON, Session, State
+from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .store import DamagedRow, Store, StoreWriteError
 
 log = logging.getLogger(__name__)
 
 EffectHandler = Callable[[Effect], None]
+Permit = Callable[[games.Game, State, Action], None]
 
 #: a state snapshot goes into the store every this many actions (restart replays fewer)
 SNAPSHOT_EVERY = 100
@@ -199,10 +200,11 @@ class Table:
 
     # --- the one writer ----------------------------------------------------------
     def act(self, action: Action, *, version: int | None = None, game_id: int | None = None,
-            source: str = "player") -> Session:
+            source: str = "player", permit: Permit | None = None) -> Session:
         """Apply one action. Raises NoGame, VersionConflict (GameChanged when ``game_id``
         is not the running game), InvalidAction (malformed) or IllegalAction (the rules,
-        the game is over); then nothing changed."""
+        the game is over); then nothing changed. ``permit`` (engine, state, action), called
+        under the lock, may refuse by raising (a phone acts only as its seat may)."""
         with self._lock:
             if self._engine is None or self._state is None or self._game_id is None \
                     or self._session is None:
@@ -211,6 +213,8 @@ class Table:
                 raise GameChanged(game_id, self._session)
             if version is not None and version != self._version:
                 raise VersionConflict(version, self._session)
+            if permit is not None:
+                permit(self._engine, self._state, action)
             # the engine refuses what a finished game no longer takes (Game.apply)
             new_state, effects = self._engine.apply(self._state, action)
             new_version = self._version + 1
@@ -288,13 +292,14 @@ class Table:
         return self._version
 
     def session(self, seat: int | None = None) -> Session | None:
-        """The running game as a client sees it (public view unless a seat is given)."""
+        """The running game as a client sees it: the public session, or with ``seat`` the
+        public session plus that seat's ``private`` part (its phone's view)."""
         with self._lock:
             if self._engine is None:
                 return None
             if seat is None:
                 return self._session
-            return self._build_session(seat)
+            return self._seat_session(seat)
 
     def inspect(self, read: Callable[[games.Game, State], Any]) -> Any:
         """``read(engine, state)`` of the running game under the lock (None if no game);
@@ -307,8 +312,9 @@ class Table:
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history(limit)
 
-    def subscribe(self) -> "Subscription":
-        return Subscription(self)
+    def subscribe(self, seat: int | None = None) -> "Subscription":
+        """A live subscriber: the public session, or one seat's (see ``session``)."""
+        return Subscription(self, seat)
 
     def on_effect(self, handler: EffectHandler) -> None:
         self._effect_handlers.append(handler)
@@ -336,13 +342,22 @@ class Table:
         session = self._session = self._build_session()
         return session
 
-    def _build_session(self, seat: int | None = None) -> Session:
+    def _seat_session(self, seat: int) -> SeatSession:
+        engine, state, public = self._engine, self._state, self._session
+        assert engine is not None and state is not None and public is not None
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
+            raise ValueError(f"seat must be 0 to {len(state['players']) - 1}")
+        private = dict(engine.private_view(state, seat))
+        private["legal_actions"] = engine.seat_actions(state, seat)
+        return cast(SeatSession, {**public, "seat": seat, "private": private})
+
+    def _build_session(self) -> Session:
         engine, state, game_id = self._engine, self._state, self._game_id
         assert engine is not None and state is not None and game_id is not None
         outcome = engine.outcome(state)
         players: list[str] = self._meta["players"]
         return {"id": game_id, "game": self._meta["game"], "version": self._version,
-                "players": players, "state": engine.view(state, seat),
+                "players": players, "state": engine.view(state),
                 # once the game is over the engine lists at most the undo of its last action
                 "legal_actions": engine.legal_actions(state),
                 "legal_actions_complete": engine.legal_actions_complete,
@@ -379,8 +394,10 @@ class Subscription:
 
     NOTICES = 8     # a client that does not read keeps only the newest few notices
 
-    def __init__(self, table: Table):
+    def __init__(self, table: Table, seat: int | None = None):
         self.table = table
+        self.seat = seat              # None: the public table; else this seat's own session
+        self.game = table._game_id    # a seat belongs to this game: a new one ends the stream
         self.seen_version: int | None = None
         self.seen_game: int | None = None
         self.closed = False
@@ -388,6 +405,7 @@ class Subscription:
         self._wake = threading.Event()
         self._session: Session | None = None
         self._notices: deque[Notice] = deque(maxlen=self.NOTICES)
+        self._revoked = False
         with table._lock:
             if table._session is not None:
                 self.offer(table._session)     # a new subscriber gets the current session
@@ -395,7 +413,16 @@ class Subscription:
                 table._subscribers.add(self)
 
     def offer(self, session: Session) -> None:
-        """The table has a new version: it replaces any session not yet taken."""
+        """The table has a new version (called under the table's lock): it replaces any
+        session not yet taken. A seat's mailbox gets that seat's own session; once a new
+        game is on the table the seat is revoked: the public session (its id tells the
+        stream so), then the subscription ends."""
+        if self.seat is not None:
+            if session["id"] != self.game:
+                with self._lock:
+                    self._revoked = True
+            else:
+                session = self.table._seat_session(self.seat)
         with self._lock:
             self._session = session
         self._wake.set()
@@ -435,6 +462,8 @@ class Subscription:
             if session is None or not self._newer(session):
                 return None
             self.seen_version, self.seen_game = session["version"], session["id"]
+            if self._revoked:
+                self.closed = True            # the public session once, then the stream ends
             return session
 
     @property

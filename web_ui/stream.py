@@ -97,13 +97,20 @@ class StreamBody:
 @bp.get("/api/v1/stream")
 def stream():
     c = ctx()
+    cache: MessageCache = c.extras["messages"]
+    return live_response(c.table.subscribe, cache.message)
+
+
+def live_response(subscribe: Callable[[], Any], encode: Callable[[Session], str]) -> Response:
+    """An SSE response following one subscription (the public table, or one seat's:
+    web_ui/seats.py); ``encode`` turns each session into its message."""
+    c = ctx()
     if c.shutdown.is_set():
         raise ApiError(503, "the table is shutting down; reload in a moment", headers={"Retry-After": "10"})
     client = request.remote_addr or "?"
     # waitress tells whether the socket is gone; other servers notice at the next write.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
-    cache: MessageCache = c.extras["messages"]
-    subscription = c.table.subscribe()
+    subscription = subscribe()
     refused = c.open_stream(client, subscription, gone)
     if refused:
         subscription.close()
@@ -132,7 +139,7 @@ def stream():
             if set(item) == {"notice"}:
                 yield notice_message(cast(dict[str, Notice], item)["notice"])
             else:
-                yield cache.message(cast(Session, item))
+                yield encode(cast(Session, item))
             last_write = time.monotonic()
 
     def release() -> None:

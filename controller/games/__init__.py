@@ -40,6 +40,9 @@ class Plugin:
     blueprint: str | None = None       # "module:attribute" of an optional Flask blueprint
     settings_legend: str = ""          # heading over the start-screen toggles
     toggles: tuple[Toggle, ...] = ()
+    # a seat link opens this blueprint endpoint (called with token=...) instead of the
+    # generic phone page that loads static/phone.js (Zaubercocktail's lay-down helper)
+    phone_page: str | None = None
     package: str = field(default="", compare=False)   # filled in by discovery
 
     @cached_property
@@ -71,6 +74,10 @@ class Plugin:
     def static_dir(self) -> Any:
         """The folder of the game's tablet files (``tablet.js``, ``tablet.css``, ...)."""
         return resources.files(self.package).joinpath("static")
+
+    def has_phone(self) -> bool:
+        """True if the game draws a phone page of its own (``static/phone.js``)."""
+        return bool(self.static_dir().joinpath("phone.js").is_file())
 
     def info(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "min_players": self.min_players,

@@ -9,7 +9,9 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game.legal_actions(state)        # every legal action (or a sample: see ``legal_actions_complete``)
     game.is_legal(state, action)     # the truth, always
     state, effects = game.apply(state, action)   # InvalidAction (malformed) or IllegalAction (rules)
-    game.view(state, seat=None)      # what a seat (or the public table) may see
+    game.view(state)                 # the public table: no seat's secrets
+    game.private_view(state, seat)   # one seat's secrets (its hand, its goal)
+    game.seat_actions(state, seat)   # what that seat may do, secrets included
     game.outcome(state)              # None while playing, else an ``Outcome``
 
 A game subclasses :class:`Game` and writes one handler per action type::
@@ -207,6 +209,17 @@ class Game:
 
     def outcome(self, state: State) -> Outcome | None:
         raise NotImplementedError
+
+    # --- seats: what only one player may see and do (docs/seats.md) -----------------
+    def private_view(self, state: State, seat: int) -> dict[str, Any]:
+        """That seat's secrets (``{"hand": [...], "goal": ...}``), sent only on its own
+        stream as ``session["private"]``. ``view(state)`` must carry none of them."""
+        return {}
+
+    def seat_actions(self, state: State, seat: int) -> list[Action]:
+        """What ``seat`` may do now, secrets included (a hand card to place). By default
+        the public actions naming this seat."""
+        return [a for a in self.legal_actions(state) if a.get("seat") == seat]
 
     def settle(self, state: State, kind: str) -> list[Effect] | None:
         """Advance whatever needs no decision after an action of type ``kind`` (in place)."""

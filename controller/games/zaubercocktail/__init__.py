@@ -7,7 +7,7 @@ from .. import Plugin, Toggle
 
 PLUGIN = Plugin(
     id="zaubercocktail", name="Zaubercocktail", engine="engine:Zaubercocktail",
-    blueprint="web:bp",
+    blueprint="web:bp", phone_page="zaubercocktail_api.hand_page",
     settings_legend="The recipe cards",
     toggles=(Toggle("deck", "physical", "We use the printed recipe deck",
                     "the host taps each card as it is turned up; off: the tablet shuffles and deals"),),

@@ -508,15 +508,19 @@ class Zaubercocktail(Game):
             "outcome": outcome.to_json(players) if outcome is not None else None,
         }
         if seat is not None:
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(players):
-                raise InvalidAction("Choose one of the players at this table")
-            entry = rnd["entries"][seat]
-            view["you"] = {"seat": seat, "name": players[seat],
-                           "entry": self._entry_view(entry) if entry is not None else None,
-                           "may_enter": self._may_enter(state, seat),
-                           "preview": laydown.preview(entry["cards"] if entry else {},
-                                                      entry["black"] if entry else {}, self.data)}
+            view["you"] = {"seat": seat, "name": players[seat], **self.private_view(state, seat)}
         return view
+
+    def private_view(self, state: State, seat: int) -> dict[str, Any]:
+        """A player's own hidden lay-down (until the host reveals them all) and whether
+        they may enter one now: only on that player's phone."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
+            raise InvalidAction("Choose one of the players at this table")
+        entry = state["round"]["entries"][seat]
+        return {"entry": self._entry_view(entry) if entry is not None else None,
+                "may_enter": self._may_enter(state, seat),
+                "preview": laydown.preview(entry["cards"] if entry else {},
+                                           entry["black"] if entry else {}, self.data)}
 
     def _may_enter(self, state: State, seat: int) -> bool:
         return state["phase"] == "laying" or (state["phase"] == "trading" and seat in state["round"]["dropouts"])

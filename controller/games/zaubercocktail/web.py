@@ -8,9 +8,9 @@
 * ``POST /api/v1/zaubercocktail/helper`` — best lay-down and runner-up of a hand.
 * ``POST /api/v1/zaubercocktail/send`` — the phone lays down that player's entry (one seat only).
 
-A player's link carries a token signed with the app's secret key and bound to the
-game (its id in the store), the seat and the table PIN (a new PIN revokes every link).
-It is a capability for exactly two things: asking the helper (pure arithmetic on the hand
+A player's link is the general seat link (web_ui/seats.py, docs/seats.md): a token
+signed with the app's secret key, bound to the game (its id in the store), the seat and
+the table PIN (a new PIN revokes every link); ``/seat/<token>`` opens this page. It is a capability for exactly two things: asking the helper (pure arithmetic on the hand
 the phone sends) and entering *that seat's* hidden lay-down. It never reads another
 player's data, and never acts for the table.
 
@@ -21,14 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import segno
-from flask import Blueprint, Response, current_app, jsonify, render_template, url_for
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from flask import Blueprint, Response, jsonify, render_template
 
-from controller.contracts import Session
+from controller.contracts import SeatSession
 from controller.games.base import Refusal
 from controller.table import NoGame, VersionConflict
-from web_ui import auth, ctx
+from web_ui import auth, ctx, seats
 from web_ui.api import json_object, whole_number
 from web_ui.errors import ApiError
 
@@ -40,60 +38,17 @@ bp = Blueprint("zaubercocktail_api", __name__, template_folder="templates")
 GAME = PLUGIN.id
 API = f"/api/v1/{GAME}"
 ASSETS = f"/games/{GAME}"       # the plug-in's static/ folder, as the web side serves it
-TOKEN_SALT = "potionpi.zaubercocktail.hand"
-# A game night is long, but a link from last week's game should not keep working.
-TOKEN_MAX_AGE = 24 * 3600
+TOKEN_SALT = seats.TOKEN_SALT
 
 
-# --- tokens ----------------------------------------------------------------------------
-def _serializer() -> URLSafeTimedSerializer:
-    # The PIN's fingerprint is part of the salt: a new PIN makes every earlier link
-    # fail its signature, and the token itself carries nothing about the PIN.
-    key = current_app.secret_key
-    if key is None:
-        raise RuntimeError("the app has no secret key to sign player links with")
-    return URLSafeTimedSerializer(key, salt=f"{TOKEN_SALT}.{auth.pin_fingerprint()}")
-
-
-def make_token(game: int, seat: int) -> str:
-    """A player's private token: signed, bound to the game's id and the seat."""
-    return _serializer().dumps({"g": game, "s": seat})
-
-
-class Holder:
-    """Who a valid token belongs to: the running game and a seat in it."""
-
-    def __init__(self, session: Session, seat: int):
-        self.session = session
-        self.seat = seat
-        self.name = session["players"][seat]
-
-
-def _running_zaubercocktail() -> Session:
-    session = ctx().table.session()
-    if session is None or session["game"] != GAME:
-        raise ApiError(404, "no Zaubercocktail game is running at this table")
-    return session
+# --- tokens: the general seat links (web_ui/seats.py) -------------------------------------
+Holder = seats.Holder
 
 
 def check_token(token: Any) -> Holder:
-    """The seat a token speaks for, or 401 (none), 403 (forged/expired), 409 (other game)."""
-    if not isinstance(token, str) or not token:
-        raise ApiError(401, "this needs your private player link (scan the QR code on the tablet)")
-    try:
-        payload = _serializer().loads(token, max_age=TOKEN_MAX_AGE)
-    except SignatureExpired:
-        raise ApiError(403, "this player link has expired; ask the tablet for a new QR code") from None
-    except BadSignature:
-        raise ApiError(403, "this is not a valid player link; scan the QR code on the tablet again") from None
-    if not isinstance(payload, dict) or not isinstance(payload.get("g"), int) or not isinstance(payload.get("s"), int):
-        raise ApiError(403, "this is not a valid player link; scan the QR code on the tablet again")
-    session = _running_zaubercocktail()
-    if session["id"] != payload["g"]:
-        raise ApiError(409, "this player link belongs to an earlier game; scan the new QR code on the tablet")
-    if not 0 <= payload["s"] < len(session["players"]):
-        raise ApiError(403, "this is not a valid player link; scan the QR code on the tablet again")
-    return Holder(session, payload["s"])
+    """The seat a token speaks for, or 401 (none), 403 (forged/expired), 404 (not a
+    Zaubercocktail game), 409 (other game)."""
+    return seats.check_token(token, GAME)
 
 
 # --- reading a hand or a lay-down ------------------------------------------------------
@@ -136,15 +91,11 @@ def history() -> Response:
 def player_link() -> Response:
     """The table hands out a player's private link (and QR code); only an unlocked tablet may."""
     data = json_object()
-    session = _running_zaubercocktail()
+    session = seats.running(GAME)
     seat = whole_number(data, "seat", low=0, high=len(session["players"]) - 1)
     if seat is None:
         raise ApiError(400, '"seat" must say whose link, e.g. {"seat": 0}')
-    token = make_token(session["id"], seat)
-    url = url_for("zaubercocktail_api.hand_page", token=token, _external=True)
-    qr = segno.make(url, error="m")
-    return jsonify({"seat": seat, "name": session["players"][seat], "token": token, "url": url,
-                    "qr_svg": qr.svg_data_uri(scale=6, border=2, dark="#000", light="#fff")})
+    return jsonify(seats.seat_link(session, seat))
 
 
 @bp.get("/zc/hand/<token>")
@@ -197,17 +148,17 @@ def send_lay_down() -> Response:
         raise ApiError(404, "no Zaubercocktail game is running at this table") from None
     except Refusal as exc:                  # malformed counts 400, the rules 422
         raise ApiError(exc.status, str(exc)) from None
-    mine = _seat_session(holder.seat)["state"]["you"]
+    mine = _seat_session(holder.seat)["private"]
     # Only this seat's own entry comes back: the phone confirms what it sent.
     return jsonify({"seat": holder.seat, "name": holder.name, "entry": mine["entry"]})
 
 
-def _seat_session(seat: int) -> Session:
+def _seat_session(seat: int) -> SeatSession:
     """The running game as ``seat`` sees it (404 if the game went away meanwhile)."""
-    session = ctx().table.session(seat)
-    if session is None:
-        raise ApiError(404, "no Zaubercocktail game is running at this table")
-    return session
+    try:
+        return seats.seat_session(seat)
+    except ApiError:
+        raise ApiError(404, "no Zaubercocktail game is running at this table") from None
 
 
 @bp.post(f"{API}/me")
@@ -215,8 +166,9 @@ def my_status() -> Response:
     """What the holder's phone may know: may they enter now, and have they entered."""
     data = json_object()
     holder = check_token(data.get("token"))
-    view = _seat_session(holder.seat)["state"]
+    session = _seat_session(holder.seat)
+    view, mine = session["state"], session["private"]
     return jsonify({"seat": holder.seat, "name": holder.name, "phase": view["phase"],
-                    "may_enter": view["you"]["may_enter"],
+                    "may_enter": mine["may_enter"],
                     "entered": view["players"][holder.seat]["entered"],
-                    "entry": view["you"]["entry"]})
+                    "entry": mine["entry"]})

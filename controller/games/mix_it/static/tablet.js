@@ -1,0 +1,97 @@
+// Mix It at the table: the two monsters big, the card moved last marked (the next player
+// may not move it), whose turn, the deck, cookies per player, every "MONSTER!" to check
+// and confirm, and the phone links. Hands and goals live on the phones (phone.js).
+// Drawn by app.js as render(root, session, ctx); the guide is docs/mix-it-tablet.md.
+import { el } from "/static/js/ui.js";
+import { showSeats } from "/static/js/seats.js";
+import { cookies, goalCard, learn, partCard } from "./cards.js";
+
+const PARTS = ["eyes", "mouth", "feet"];
+
+export function render(root, session, ctx) {
+  const state = session.state;
+  learn(state);
+  const names = session.players;
+  const moves = new Map(session.legal_actions.filter((a) => a.type === "move")
+    .map((a) => [`${a.monster}-${a.part}`, a]));
+  root.replaceChildren(el("div.mi", { id: "mi", dataset: { variant: state.variant, turn: state.turn } },
+    el("section.mi-table", { "aria-label": "the two monsters" },
+      state.monsters.map((m, i) => monster(m, i, state, moves, ctx, names))),
+    el("aside.mi-side", {},
+      claimsPanel(state, session, ctx),
+      turnPanel(state, names, ctx, session),
+      playersPanel(state),
+      el("div.mi-buttons", {},
+        el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
+        state.can_undo ? el("button.big-button.quiet", { type: "button", id: "mi-undo",
+                                                          onclick: () => ctx.perform({ type: "undo" }) }, "Undo") : null)),
+    el("p.mi-last", { id: "mi-last", "aria-live": "polite" }, state.last)));
+}
+
+function monster(m, index, state, moves, ctx, names) {
+  const locked = state.locked && state.locked.monster === index ? state.locked : null;
+  return el("div.mi-monster.panel", { dataset: { monster: index } },
+    el("h2.mi-monster-title", {}, `Monster ${m.number}`),
+    PARTS.map((part) => {
+      const slot = m.slots[part];
+      const move = moves.get(`${index}-${part}`);
+      const isLocked = locked && locked.part === part && slot.top && slot.top.id === locked.card.id;
+      const face = partCard(slot.top, { big: true, extra: isLocked ? "locked" : "" });
+      const badges = el("div.mi-badges", {},
+        move ? el("span.mi-move-hint", {}, index === 0 ? "tap: move →" : "← tap: move") : null,
+        slot.depth > 1 ? el("span.mi-depth", { title: "cards in this stack" }, `${slot.depth} cards`) : null,
+        isLocked ? el("span.mi-lock", {}, `⊘ moved by ${names[locked.by]}: not for ${names[state.turn]}`) : null);
+      const label = el("span.mi-slot-label", {}, part);
+      if (move) {
+        return el("button.mi-slot.movable", { type: "button", dataset: { part, move: `${index}-${part}` },
+          "aria-label": `move the ${part} of Monster ${m.number} to Monster ${2 - index}`,
+          onclick: () => ctx.perform(move) }, label, face, badges);
+      }
+      return el("div.mi-slot", { dataset: { part } }, label, face, badges);
+    }));
+}
+
+function turnPanel(state, names, ctx, session) {
+  const over = state.outcome;
+  const places = session.legal_actions.filter((a) => a.type === "place");   // Express: the face-up deck
+  return el("div.mi-turn.panel", {},
+    over ? el("p.mi-winner", { id: "mi-winner" }, `★ ${over.message}`)
+      : el("p.mi-whose", {}, el(`span.seat-chip.seat-${state.turn}`, {}, state.turn + 1), ` ${names[state.turn]}'s turn`),
+    el("div.mi-deck", { id: "mi-deck" },
+      el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), " cards in the deck"),
+      state.variant === "classic" ? el("span.mi-pile", {}, el("b", {}, String(state.goal_pile)), " goal cards") : null),
+    state.deck.top ? el("div.mi-deck-top", {}, el("span.panel-title", {}, "Face up:"), partCard(state.deck.top),
+      places.map((a) => el("button.big-button.go", { type: "button", dataset: { place: a.monster },
+                                                     onclick: () => ctx.perform(a) }, `Place on Monster ${a.monster + 1}`)))
+      : null,
+    el("p.mi-rule", {}, state.variant === "express"
+      ? "Express: place from the face-up deck or move a card. Build your goal first!"
+      : `Place, move, or change goal once. ${state.cookies_to_win} cookies win.`));
+}
+
+function claimsPanel(state, session, ctx) {
+  if (!state.claims.length) return null;
+  const confirm = session.legal_actions.find((a) => a.type === "confirm");
+  return el("div.mi-claims.panel", { id: "mi-claims", role: "alert" },
+    el("h2.mi-shout", {}, "MONSTER!"),
+    state.claims.map((c) => el("div.mi-claim", { dataset: { seat: c.seat } },
+      el("p", {}, el(`span.seat-chip.seat-${c.seat}`, {}, c.seat + 1), ` ${c.name}'s goal, on Monster ${c.monster + 1}`,
+        c.star ? el("b.mi-star-claim", {}, " ★ all stars") : null),
+      goalCard(c.goal))),
+    confirm ? el("button.big-button.go", { type: "button", id: "mi-confirm", onclick: () => ctx.perform(confirm) },
+      "It is right: cookie!") : null);
+}
+
+function playersPanel(state) {
+  return el("div.mi-players.panel", { id: "mi-players" },
+    el("div.panel-title", {}, "Cookies"),
+    state.players.map((p) => el("div.mi-player", { dataset: { seat: p.seat,
+      turn: p.seat === state.turn && !state.outcome ? "yes" : "no",
+      won: state.outcome?.winners.includes(p.seat) ? "yes" : "no" } },
+      el(`span.seat-chip.seat-${p.seat}`, {}, p.seat + 1),
+      el("span.mi-player-name", {}, p.name),
+      cookies(p),
+      p.changed_goal ? el("span.mi-note", { title: "has changed goal" }, "⇄") : null,
+      p.claiming ? el("span.mi-note.shout", {}, "MONSTER!") : null,
+      state.outcome?.winners.includes(p.seat) ? el("span.mi-note.shout", {}, "★ won") : null)));
+}
