@@ -208,6 +208,16 @@ class Game:
     def outcome(self, state: State) -> Outcome | None:
         raise NotImplementedError
 
+    def private_view(self, state: State, seat: int) -> dict[str, Any]:
+        """That seat's secrets (hands, goals, formulas...), sent only on that seat's stream.
+        ``view(state)`` (the public view) must carry none of them. Default: no secrets."""
+        return {}
+
+    def seat_actions(self, state: State, seat: int) -> list[Action]:
+        """What ``seat`` may do now, secrets included. Default: the public actions whose
+        ``seat`` is this seat."""
+        return [a for a in self.legal_actions(state) if a.get("seat") == seat]
+
     def settle(self, state: State, kind: str) -> list[Effect] | None:
         """Advance whatever needs no decision after an action of type ``kind`` (in place)."""
         return None
