@@ -163,7 +163,10 @@ class ViewRules(ElixirRules):
     def seat_actions(self, state: State, seat: int) -> list[Action]:
         """What ``seat`` may do now, secrets included: drinking, and which brew card goes
         to the dead-end street or to Clotilda."""
-        out = [a for a in self.legal_actions(state) if a.get("seat") == seat]
+        return [a for a in self.legal_actions(state) if a.get("seat") == seat] + self.secret_actions(state, seat)
+
+    def secret_actions(self, state: State, seat: int) -> list[Action]:
+        """The actions of ``seat`` that name one of its brew cards (never in ``legal_actions``)."""
         w = state["wizards"][seat]
         secret: list[Action] = []
         pending = state["pending"]
@@ -174,7 +177,7 @@ class ViewRules(ElixirRules):
                     secret.append({"type": "give", "seat": seat, "brew": brew})
                 if pending["kind"] == "offer" and pending["unknown"] == "clotilda":
                     secret.append({"type": "accept", "seat": seat, "brew": brew})
-        return out + [a for a in secret if self.is_legal(state, a)]
+        return [a for a in secret if self.is_legal(state, a)]
 
     def _choices(self, pool: dict[str, int], count: int) -> list[dict[str, int]]:
         out: list[dict[str, int]] = []
