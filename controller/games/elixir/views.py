@@ -29,6 +29,7 @@ class ViewRules(ElixirRules):
                                                           for k, v in w["table"].items()},
                 "brew_cards": len(w["brews"]),
                 "in_use": [{"brew": u["brew"], "name": t.brews[u["brew"]].name, "chip": u["chip"],
+                            "effect": t.brews[u["brew"]].effect,
                             "rounds": t.brews[u["brew"]].rounds, "active": u["chip"] >= 1} for u in w["in_use"]],
                 "hired": [{"id": h, "name": t.unknowns[h].name} for h in w["hired"]],
                 "fatal": w["fatal"] is not None,
@@ -60,7 +61,6 @@ class ViewRules(ElixirRules):
             "places": [{"id": p, "name": v["name"]} for p, v in t.places.items()],
             "formulas": [{"pair": p, "herb": p.split("+")[0], "special": p.split("+")[1], "seen_by": seen_by[p]}
                          for p in t.pairs],
-            "brews": [{"id": b.id, "name": b.name, "rounds": b.rounds, "effect": b.effect} for b in t.brews.values()],
             "stack": len(state["stack"]), "unknowns_left": len(state["unknowns"]),
             "unknown": unknown, "pending": pending,
             "dead_end": {"ingredients": dict(state["dead_end"]["ingredients"]),
