@@ -118,7 +118,10 @@ class ElixirRules(Game):
         rng_store(holder, rng)
         state["secret_rng"] = holder["rng"]
 
-    shared_keys = frozenset({"rng", "secret_rng", "undo"})
+    # Keys whose values are always replaced, never changed in place: states share them
+    # (a fork copies only the wizards and the small tables).
+    shared_keys = frozenset({"rng", "secret_rng", "undo", "log", "unknowns", "stack", "formulas", "notes",
+                             "die", "opening"})
 
     # --- the undo policy --------------------------------------------------------------
     def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
@@ -140,7 +143,7 @@ class ElixirRules(Game):
     def tell(self, state: State, seat: int, text: str) -> None:
         """A line only ``seat`` sees (their phone)."""
         w = state["wizards"][seat]
-        w["secret_log"] = [*w["secret_log"], text]
+        w["secret_log"] = [*w["secret_log"][-29:], text]
 
     def _turn(self, state: State, action: Action, what: str) -> int:
         seat = self.seat_of(state, action)

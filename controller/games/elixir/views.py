@@ -170,14 +170,17 @@ class ViewRules(ElixirRules):
         w = state["wizards"][seat]
         secret: list[Action] = []
         pending = state["pending"]
+        may_drink = (state["turn"] == seat and state["step"] == "arrived" and pending is None
+                     and state["stage"] <= 8)
         for brew in sorted(set(w["brews"])):
-            secret.append({"type": "drink", "seat": seat, "brew": brew})
+            if may_drink and self.t.brews[brew].rounds > 0:
+                secret.append({"type": "drink", "seat": seat, "brew": brew})
             if pending is not None and pending["seat"] == seat:
                 if pending["kind"] == "give" and pending["what"] == "brew":
                     secret.append({"type": "give", "seat": seat, "brew": brew})
                 if pending["kind"] == "offer" and pending["unknown"] == "clotilda":
                     secret.append({"type": "accept", "seat": seat, "brew": brew})
-        return [a for a in secret if self.is_legal(state, a)]
+        return [a for a in secret if a["type"] == "drink" or self.is_legal(state, a)]
 
     def _choices(self, pool: dict[str, int], count: int) -> list[dict[str, int]]:
         out: list[dict[str, int]] = []
