@@ -196,6 +196,9 @@ def test_thieves_fluid_steals_once_a_round_from_a_wizard_on_the_same_space():
         do(stolen, "steal", seat=0, target=1)
     with pytest.raises(IllegalAction, match="same space"):
         do(do(state, "move", seat=0, to="jeweller"), "steal", seat=0, target=1)
+    home = wizard(do(state, "move", seat=0, to="lab"), 1, place="lab")     # each in his own laboratory
+    with pytest.raises(IllegalAction, match="same space"):
+        do(home, "steal", seat=0, target=1)
     with pytest.raises(IllegalAction, match="only a wizard under thieves' fluid"):
         do(do(give_brews(start(2), 1, "antidote"), "move", seat=0, to="lab"), "steal", seat=0, target=1)
 

@@ -37,6 +37,14 @@ def test_setup_shuffles_the_formula_cards_onto_the_nine_pairs():
     assert len(orders) > 1                                   # shuffled, not a fixed table
 
 
+def test_setup_shuffles_the_unknowns_and_the_brew_stack_face_down():
+    decks = {tuple(GAME.setup(NAMES[:4], seed=seed)["unknowns"]) for seed in range(6)}
+    stacks = {tuple(GAME.setup(NAMES[:4], seed=seed)["stack"]) for seed in range(6)}
+    assert len(decks) > 1 and len(stacks) > 1
+    view = GAME.view(GAME.setup(NAMES[:4], seed=1))
+    assert view["unknowns_left"] == 12 and view["stack"] == 36 and view["unknown"] is None
+
+
 def test_setup_refuses_bad_player_counts_and_options():
     with pytest.raises(BadSetup, match="2 to 4"):
         GAME.setup(["Ann"], seed=1)
@@ -155,9 +163,11 @@ def test_racks_are_filled_only_in_ones_own_laboratory_with_everything_carried():
     street = do(state, "move", seat=0, to="herbalist")
     with pytest.raises(IllegalAction, match="own laboratory"):
         do(street, "deposit", seat=0)
-    lab = do(do(state, "move", seat=0, to="lab"), "deposit", seat=0)
+    before = do(state, "move", seat=0, to="lab")
+    lab = do(before, "deposit", seat=0)
     w = lab["wizards"][0]
     assert w["carried"] == {} and w["racks"] == {"ruby": 1, "mandrake": 2, "bat_wing": 1}
+    assert lab["gold"] == before["gold"] and w["brews"] == before["wizards"][0]["brews"]   # carried always
     assert GAME.view(lab)["players"][0]["racks"] == {"ruby": 1, "mandrake": 2, "bat_wing": 1}
     with pytest.raises(IllegalAction, match="carries no ingredients"):
         do(lab, "deposit", seat=0)
