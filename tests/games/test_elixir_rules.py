@@ -257,9 +257,9 @@ def test_undo_takes_back_a_purchase_but_never_a_roll_or_a_drawn_unknown():
 
 def test_notes_survive_an_undo_of_the_table():
     state = do(do(start(2), "move", seat=0, to="herbalist"), "note", seat=1, pair="mandrake+bat_wing",
-               brew="super_soda")
+               text="super soda?")
     back = do(state, "undo")
-    assert back["notes"][1] == {"mandrake+bat_wing": "super_soda"} and back["step"] == "move"
+    assert back["notes"][1] == {"mandrake+bat_wing": "super soda?"} and back["step"] == "move"
 
 
 # --- bad input -----------------------------------------------------------------------------------------
@@ -270,7 +270,8 @@ def test_notes_survive_an_undo_of_the_table():
     ({"type": "buy", "seat": 0, "ingredient": "gold"}, InvalidAction, '"ingredient" is one of'),
     ({"type": "brew", "seat": 0, "gems": {"ruby": -1}}, InvalidAction, "counts ingredients"),
     ({"type": "drink", "seat": 0, "brew": "tea"}, InvalidAction, '"brew" is one of'),
-    ({"type": "note", "seat": 0, "pair": "x+y", "brew": None}, InvalidAction, '"pair" is a herb'),
+    ({"type": "note", "seat": 0, "pair": "x+y", "text": ""}, InvalidAction, '"pair" is a herb'),
+    ({"type": "note", "seat": 0, "pair": "mandrake+bat_wing", "text": "x" * 41}, InvalidAction, "at most 40"),
     ({"type": "deposit", "seat": 0}, IllegalAction, "move your wizard first"),
 ])
 def test_bad_actions_say_why_and_change_nothing(action, error, words):

@@ -49,7 +49,7 @@ def perturb(state, rng, keep=None):
         w["brews"] = [rng.choice(brews) for _ in w["brews"]]
         w["seen"] = {p: rng.choice(brews) for p in w["seen"]}          # who looked is public; what, not
         w["secret_log"] = [f"secret {rng.random()}" for _ in w["secret_log"]]
-        new["notes"][seat] = {rng.choice(T.pairs): rng.choice(brews)}
+        new["notes"][seat] = {rng.choice(T.pairs): f"note {rng.random()}"}
     new["dead_end"]["brews"] = [{**b, "brew": rng.choice(brews)} for b in new["dead_end"]["brews"]]
     return new
 
@@ -151,7 +151,7 @@ def test_no_secret_value_in_the_public_dump_or_another_wizards_phone():
                special="toad_eye")
     state = do(state, "roll", seat=0, value=6)
     learnt = state["formulas"]["mandrake+toad_eye"]
-    state = do(state, "note", seat=0, pair="wolfsbane+bat_wing", brew="antidote")
+    state = do(state, "note", seat=0, pair="wolfsbane+bat_wing", text="antidote")
     ann = {"elixir_1", "fatal_brew", learnt, "antidote"}
     public = dump(GAME.view(state)) + dump(GAME.legal_actions(state))
     for secret in ann | {"lucky_liqueur"}:

@@ -32,6 +32,7 @@ from ..base import BadSetup, Game, IllegalAction, InvalidAction, Outcome, new_rn
 from . import counts as C
 from .tables import Tables, pair_key
 
+NOTE_LENGTH = 40          # a pencil note on one square of the formula table
 MOVE_PLACES = ("jeweller", "special_supplies", "herbalist", "lab", "street", "dead_end")
 
 
@@ -563,18 +564,18 @@ class ElixirRules(Game):
         return []
 
     def _do_note(self, state: State, action: Action) -> list[Effect]:
-        """A wizard's own pencil notes on his formula table (his phone only)."""
+        """A wizard's own pencil note on his formula table (his phone only): free text."""
         seat = self.seat_of(state, action)
-        pair, brew = action.get("pair"), action.get("brew")
+        pair, text = action.get("pair"), action.get("text", "")
         if pair not in self.t.pairs:
             raise InvalidAction('"pair" is a herb and a special product: ' + ", ".join(self.t.pairs))
-        if brew is not None and brew not in self.t.brews:
-            raise InvalidAction('"brew" is one of: ' + ", ".join(self.t.brews) + ", or null to rub it out")
+        if not isinstance(text, str) or len(text) > NOTE_LENGTH:
+            raise InvalidAction(f'"text" is the note, at most {NOTE_LENGTH} letters ("" rubs it out)')
         notes = [dict(n) for n in state["notes"]]
-        if brew is None:
-            notes[seat].pop(pair, None)
+        if text.strip():
+            notes[seat][pair] = text.strip()
         else:
-            notes[seat][pair] = brew
+            notes[seat].pop(pair, None)
         state["notes"] = notes
         return []
 

@@ -99,7 +99,9 @@ class ViewRules(ElixirRules):
             "brews": [{"id": b, "name": t.brews[b].name, "effect": t.brews[b].effect,
                        "drinkable": t.brews[b].rounds > 0} for b in w["brews"]],
             "formula_table": [{"pair": p, "herb": p.split("+")[0], "special": p.split("+")[1],
-                               "learnt": w["seen"].get(p), "note": notes.get(p)} for p in t.pairs],
+                               "learnt": w["seen"].get(p), "note": notes.get(p),
+                               "learnt_name": t.brews[w["seen"][p]].name if p in w["seen"] else None}
+                              for p in t.pairs],
             "elixir_parts": [p for p in t.elixir_parts if p in w["brews"]],
             "hired": [{"id": h, "name": t.unknowns[h].name, "text": t.unknowns[h].text} for h in w["hired"]],
             "news": list(w["secret_log"][-12:]),
