@@ -153,14 +153,44 @@ def lacks(state: dict[str, Any], seat: int) -> str | None:
     return None
 
 
+def spare(state: dict[str, Any], seat: int, brew: str) -> bool:
+    """A brew card a wizard can do without: not an elixir part, or a second copy of one."""
+    return brew not in T.elixir_parts or state["wizards"][seat]["brews"].count(brew) > 1
+
+
+def wanted(state: dict[str, Any], a: dict[str, Any]) -> bool:
+    """Deals and moves a sensible wizard takes: they keep the elixir parts moving round
+    the table (without them two wizards may hoard the parts the other needs)."""
+    kind = a["type"]
+    if kind == "accept" and "brew" in a:                  # Clotilda: sell something spare
+        return spare(state, a["seat"], a["brew"])
+    if kind == "give" and "brew" in a:                    # Phil: give up something spare
+        return spare(state, a["seat"], a["brew"])
+    if kind == "drink":
+        return a["brew"] in ("thieves_fluid", "lucky_liqueur", "antidote")
+    return kind in ("accept", "play_unknown", "steal", "take", "deposit", "roll", "loot", "pay_healer")
+
+
+def worth_brewing(state: dict[str, Any], a: dict[str, Any]) -> bool:
+    """An experiment whose formula the wizard has not learnt, or that makes a part he lacks."""
+    w = state["wizards"][a["seat"]]
+    if "herb" not in a:
+        return True
+    learnt = w["seen"].get(f"{a['herb']}+{a['special']}")
+    return learnt is None or (learnt in T.elixir_parts and learnt not in w["brews"])
+
+
 def choose(rng: random.Random, state: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
-    """A random but purposeful choice: shop for what is missing, fill the racks, brew,
-    drink now and then; one time in five anything at all (undo rarely)."""
+    """A random but purposeful choice: shop for what is missing, fill the racks, brew, take
+    the deals that keep brew cards moving; one time in five anything at all (undo rarely)."""
     if rng.random() < 0.2:
         pool = [a for a in actions if a["type"] != "undo"] or actions
         if rng.random() < 0.05:
             pool = actions
         return rng.choice(pool)
+    good = [a for a in actions if wanted(state, a)]
+    if good and rng.random() < 0.7:
+        return rng.choice(good)
     turn = state["turn"]
     mine = [a for a in actions if a.get("seat") == turn] if state["pending"] is None else actions
     by_type: dict[str, list[dict[str, Any]]] = {}
@@ -178,17 +208,10 @@ def choose(rng: random.Random, state: dict[str, Any], actions: list[dict[str, An
             if a["to"] == want:
                 return a
         return rng.choice(by_type.get("move", mine))
-    for kind in ("deposit", "take", "steal"):
-        if kind in by_type:
-            return rng.choice(by_type[kind])
     if "buy" in by_type and rng.random() < 0.8:
         return rng.choice(by_type["buy"])
     if "brew" in by_type:
-        return rng.choice(by_type["brew"])
-    if "play_unknown" in by_type and rng.random() < 0.5:
-        return rng.choice(by_type["play_unknown"])
-    if "drink" in by_type and rng.random() < 0.3:
-        return rng.choice(by_type["drink"])
+        return rng.choice([a for a in by_type["brew"] if worth_brewing(state, a)] or by_type["brew"])
     return by_type["end_turn"][0] if "end_turn" in by_type else rng.choice(mine)
 
 

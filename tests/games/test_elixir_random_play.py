@@ -16,6 +16,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from elixir_support import GAME, NAMES, act, all_actions, check_invariants, choose, play  # noqa: E402
 from test_elixir_secrets import perturb  # noqa: E402
 
+LIMIT = 20_000      # actions; purposeful random games take 300 to 7000
+
 
 def whole_game(n, seed, moves, dice="digital", leak_every=0):
     """Play to a winner; every ``leak_every`` actions, the public view must not change
@@ -23,7 +25,7 @@ def whole_game(n, seed, moves, dice="digital", leak_every=0):
     rng = random.Random(moves)
     state = GAME.setup(NAMES[:n], seed=seed, options={"dice": dice})
     check_invariants(state)
-    for i in range(8000):
+    for i in range(LIMIT):
         if GAME.outcome(state) is not None:
             return state, i
         actions = all_actions(state)
@@ -33,7 +35,7 @@ def whole_game(n, seed, moves, dice="digital", leak_every=0):
         if leak_every and i % leak_every == 0:
             other = perturb(state, rng)
             assert json.dumps(GAME.view(other), sort_keys=True) == json.dumps(GAME.view(state), sort_keys=True)
-    raise AssertionError(f"no winner after 8000 actions (round {state['round']})")
+    raise AssertionError(f"no winner after {LIMIT} actions (round {state['round']})")
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -33,6 +33,7 @@ from . import counts as C
 from .tables import Tables, pair_key
 
 NOTE_LENGTH = 40          # a pencil note on one square of the formula table
+STAGE_AT = {"jeweller": 4, "special_supplies": 4, "herbalist": 4, "lab": 5, "street": 6, "dead_end": 6}
 MOVE_PLACES = ("jeweller", "special_supplies", "herbalist", "lab", "street", "dead_end")
 
 
@@ -322,7 +323,8 @@ class ElixirRules(Game):
         elif to == "healer":
             raise IllegalAction("the healer may only be entered by a wizard after he has been cursed")
         w["place"] = to
-        state["step"], state["stage"] = "arrived", 4
+        # the step of the turn the place starts at: 4 shop, 5 laboratory, 6 street, 7 (experiment) else
+        state["step"], state["stage"] = "arrived", STAGE_AT.get(to, 7)
         where = self.t.places[to]["name"].lower()
         self.say(state, f"{self.who(state, seat)} stays at the healer" if to == "healer"
                  else f"{self.who(state, seat)} stops at: {where}")

@@ -64,7 +64,7 @@ function unknownCard(state, names) {
   const words = { hit: "It struck.", miss: "Nothing happened.", declined: "Declined: back under the stack.",
     accepted: "Accepted.", "slid back": "Slid back: the solution to dizziness protects." };
   return el("div.ex-unknown", { id: "ex-unknown", dataset: { unknown: u.id } },
-    el("h3", {}, `${names[u.seat]} meets ${u.name}`, u.price ? el("span.ex-price", {}, ` hire: ${u.price} gold`) : null),
+    el("h3", {}, `${names[u.seat]} meets ${u.name}`, u.kind === "hire" ? el("span.ex-price", {}, ` hire: ${u.price} gold`) : null),
     el("p.ex-unknown-text", {}, u.text),
     u.result ? el("p.ex-unknown-result", {}, words[u.result] || u.result) : null);
 }
@@ -88,8 +88,8 @@ function soundButton(ctx, state) {
       ctx.toast(soundOn() ? "The tablet reads the Unknowns aloud." : "Sound off: the Unknowns are shown only.");
       if (soundOn()) { spokenKey = null; readAloud(state); }
       document.querySelector("#ex-sound").setAttribute("aria-pressed", String(soundOn()));
-      document.querySelector("#ex-sound").textContent = soundOn() ? "🔊 Read aloud: on" : "🔈 Read aloud: off";
-    } }, soundOn() ? "🔊 Read aloud: on" : "🔈 Read aloud: off");
+      document.querySelector("#ex-sound").textContent = soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off";
+    } }, soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off");
 }
 
 function undoButton(state, ctx) {
@@ -115,7 +115,7 @@ function decisions(state, session, ctx, info, names, actions) {
   if (p) {
     box.append(el("p.ex-ask", {}, cap(p.words) + "."));
     if (p.kind === "offer") box.append(offer(state, p, actions, ctx, info));
-    else if (p.kind === "give" && p.what === "brew") box.append(el("p.ex-phone", {}, `📱 ${names[p.seat]} chooses on the phone.`));
+    else if (p.kind === "give" && p.what === "brew") box.append(el("p.ex-phone", {}, `On the phone: ${names[p.seat]} chooses.`));
     else if (p.kind === "give") box.append(picker(state, "give", state.players[p.seat].carried, p.count, info,
       (ings) => ctx.perform({ type: "give", seat: p.seat, ingredients: ings }), "Put in the dead-end street"));
     else if (p.kind === "loot") box.append(loot(state, p, ctx, info));
@@ -158,7 +158,7 @@ function decisions(state, session, ctx, info, names, actions) {
   if (plays.length) box.append(el("div.ex-row.ex-hired", {}, plays.map((a) =>
     button(`Send ${unknownName(state, a.unknown)} at ${names[a.target]}`, a, ctx))));
   of(actions, "end_turn").forEach((a) => box.append(button("End the turn ➜", a, ctx, ".go.ex-end")));
-  if (state.step === "arrived") box.append(el("p.ex-phone", {}, "📱 Potions are drunk from the wizard's phone (step 8)."));
+  if (state.step === "arrived") box.append(el("p.ex-phone", {}, "Potions are drunk from the wizard's phone (step 8)."));
   return box;
 }
 
@@ -167,7 +167,7 @@ function rollButtons(state, actions, ctx, names) {
   const bySeat = new Map();
   rolls.forEach((a) => { if (!bySeat.has(a.seat)) bySeat.set(a.seat, []); bySeat.get(a.seat).push(a); });
   const rows = [...bySeat.entries()].map(([seat, list]) => {
-    if (state.dice === "digital") return button(`🎲 Roll for ${names[seat]}`, list[0], ctx, ".go.ex-roll");
+    if (state.dice === "digital") return button(`Roll the die for ${names[seat]}`, list[0], ctx, ".go.ex-roll");
     return el("div.ex-roll-row", {}, el("span.ex-roll-who", {}, `${names[seat]} rolled:`),
       list.map((a) => button(String(a.value), a, ctx, ".ex-pip")));
   });
@@ -185,7 +185,7 @@ function offer(state, p, actions, ctx, info) {
     row.append(picker(state, "simeon", shop, 2, info,
       (ings) => ctx.perform({ type: "accept", seat: p.seat, ingredients: ings }), "Buy these 2 for 1 gold"));
   } else if (p.unknown === "clotilda") {
-    row.append(el("p.ex-phone", {}, "📱 To sell, choose the brew card on the phone."));
+    row.append(el("p.ex-phone", {}, "On the phone: choose the brew card to sell."));
   } else {
     of(actions, "accept").forEach((a) => row.append(button(u.kind === "hire" ? `Hire for ${u.price} gold` : "Pay 4 gold and draw a brew card", a, ctx, ".go")));
   }
@@ -280,8 +280,8 @@ function tableBox(state, info, names) {
       chip(s.id, info), el("small", {}, ` ${s.stock} · ${s.price}g`)))));
   const dead = state.dead_end;
   return el("div.ex-table.panel", { id: "ex-table" },
-    el("div.ex-counts", {}, el("span", {}, "🪙 supply ", el("b", { id: "ex-supply" }, String(state.supply))),
-      el("span", {}, "🂠 brews ", el("b", {}, String(state.stack))), el("span", {}, "? Unknowns ", el("b", {}, String(state.unknowns_left)))),
+    el("div.ex-counts", {}, el("span", {}, "supply ", el("b", { id: "ex-supply" }, String(state.supply)), " gold"),
+      el("span", {}, "brew stack ", el("b", {}, String(state.stack))), el("span", {}, "Unknowns ", el("b", {}, String(state.unknowns_left)))),
     el("div.panel-title", {}, "Shops (left · price)"), shops,
     el("div.panel-title", {}, "Dead-end street"),
     el("div", { id: "ex-dead-end" }, chips(dead.ingredients, info),
@@ -289,20 +289,20 @@ function tableBox(state, info, names) {
     el("div.panel-title", {}, "Formula cards looked at"),
     el("div.ex-formulas", {}, state.formulas.map((f) => el("span.ex-formula", { title: `${f.herb} + ${f.special}` },
       chip(f.herb, info, 1, "tiny"), chip(f.special, info, 1, "tiny"),
-      f.seen_by.length ? f.seen_by.map((s) => seatMark(s, names[s])) : el("small", {}, "—")))));
+      f.seen_by.map((s) => seatMark(s, names[s]))))));
 }
 
 function wizardCard(state, p, info) {
   const now = p.seat === state.turn && state.step !== "opening" && state.step !== "over";
   return el(`div.ex-wizard.panel${now ? ".now" : ""}`, { dataset: { seat: String(p.seat) } },
     el("div.ex-wizard-head", {}, seatMark(p.seat, p.name), el("b", {}, p.name),
-      el("span.ex-gold", { "aria-label": `${p.gold} gold` }, `🪙 ${p.gold}`)),
-    el("div.ex-where", {}, p.at_healer ? "✚ at the healer (cursed)" : `📍 ${p.place_name}`, p.fatal ? " · ☠ fatal brew" : ""),
+      el("span.ex-gold", { "aria-label": `${p.gold} gold` }, `${p.gold} gold`)),
+    el("div.ex-where", {}, p.at_healer ? "✚ at the healer (cursed)" : `at: ${p.place_name}`, p.fatal ? " · ☠ fatal brew" : ""),
     el("div", {}, el("small", {}, "carries "), chips(p.carried, info, "small")),
     el("div", {}, el("small", {}, "racks "), chips(p.racks, info, "small")),
     p.table ? el("div.ex-labtable", {}, el("small", {}, p.table.doubtful ? "lab table (doubtful) " : "lab table "),
       chips(p.table.gems, info, "small"), chip(p.table.herb, info, 1, "small"), chip(p.table.special, info, 1, "small")) : null,
-    el("div.ex-brews", {}, el("span.ex-cards", { "aria-label": `${p.brew_cards} brew cards` }, `🂠 ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`),
+    el("div.ex-brews", {}, el("span.ex-cards", { "aria-label": `${p.brew_cards} brew cards` }, `▮ ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`),
       p.hired.map((h) => el("span.ex-hired-card", {}, `✉ ${h.name}`))),
     p.in_use.length ? el("div.ex-timers", {}, p.in_use.map(timer)) : null);
 }
@@ -315,8 +315,8 @@ function winnerBox(state, names) {
       el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")));
 }
 
-const PLACE_WORDS = { jeweller: "💎 Jeweller", special_supplies: "🦇 Special supplies", herbalist: "🌿 Herbalist",
-  lab: "⚗ Own laboratory", street: "🚶 Street", dead_end: "↯ Dead-end street", healer: "✚ Healer" };
+const PLACE_WORDS = { jeweller: "◆ Jeweller", special_supplies: "■ Special supplies", herbalist: "● Herbalist",
+  lab: "⚗ Own laboratory", street: "⇢ Street", dead_end: "↯ Dead-end street", healer: "✚ Healer" };
 function placeWord(state, id) { return PLACE_WORDS[id] || state.places.find((p) => p.id === id)?.name || id; }
 function hereWords(place) {
   return { jeweller: "buy gemstones, then brew or end the turn.", special_supplies: "buy special products, then brew or end the turn.",
