@@ -134,7 +134,8 @@ def test_a_wizard_never_sees_a_formula_he_has_not_brewed():
             pending = state["pending"]
             before = state
             state = act(state, action)
-            if pending and pending.get("for") == "brew" and state["die"]["last"]["result"] == "success":
+            if action["type"] == "roll" and pending and pending.get("for") == "brew" \
+                    and state["die"]["last"]["result"] == "success":
                 table = before["wizards"][pending["seat"]]["table"]
                 brewed[pending["seat"]].add(f"{table['herb']}+{table['special']}")
             for seat in range(3):
