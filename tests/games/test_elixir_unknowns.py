@@ -91,7 +91,10 @@ def test_phil_puts_a_brew_card_of_the_victims_choice_in_the_dead_end():
     state = give_brews(start(2), 0, "super_soda", "elixir_2")
     state = do(meet("phil", state), "roll", seat=0, value=5)
     assert state["pending"] == {"kind": "give", "seat": 0, "what": "brew", "count": 1, "unknown": "phil"}
-    assert not [a for a in GAME.legal_actions(state) if a["type"] == "give"]    # the choice is secret
+    assert [a for a in GAME.legal_actions(state) if a["type"] == "give"] == [
+        {"type": "give", "seat": 0, "brew": "any"}]                          # the choice itself is secret
+    blind = do(state, "give", seat=0, brew="any")
+    assert len(blind["wizards"][0]["brews"]) == 1 and len(blind["dead_end"]["brews"]) == 1
     assert {"type": "give", "seat": 0, "brew": "super_soda"} in GAME.seat_actions(state, 0)
     state = do(state, "give", seat=0, brew="super_soda")
     assert state["wizards"][0]["brews"] == ["elixir_2"]

@@ -120,8 +120,13 @@ class UnknownRules(ElixirRules):
             self._give_ingredients(state, seat, ings)
             return []
         brew = action.get("brew")
+        if brew == "any" and w["brews"]:     # no phone at hand: the table picks one blind
+            rng = self._secret_rng(state)
+            brew = rng.choice(sorted(w["brews"]))
+            self._store_secret_rng(state, rng)
         if brew not in self.t.brews:
-            raise InvalidAction('"brew" names the brew card you put in the dead-end street')
+            raise InvalidAction('"brew" names the brew card you put in the dead-end street, '
+                                'or "any" for one picked at random')
         if brew not in w["brews"]:
             raise IllegalAction("put one of the brew cards you own in the dead-end street")
         hand = list(w["brews"])

@@ -137,6 +137,8 @@ class ViewRules(ElixirRules):
             elif pending["kind"] == "offer":
                 out += self._offer_actions(state, ps, pending["unknown"])
                 out.append({"type": "decline", "seat": ps})
+            elif pending["kind"] == "give" and pending["what"] == "brew":
+                out.append({"type": "give", "seat": ps, "brew": "any"})    # names no card
             elif pending["kind"] == "give" and pending["what"] == "ingredients":
                 out += [{"type": "give", "seat": ps, "ingredients": c}
                         for c in self._choices(state["wizards"][ps]["carried"], pending["count"])]

@@ -115,7 +115,10 @@ function decisions(state, session, ctx, info, names, actions) {
   if (p) {
     box.append(el("p.ex-ask", {}, cap(p.words) + "."));
     if (p.kind === "offer") box.append(offer(state, p, actions, ctx, info));
-    else if (p.kind === "give" && p.what === "brew") box.append(el("p.ex-phone", {}, `On the phone: ${names[p.seat]} chooses.`));
+    else if (p.kind === "give" && p.what === "brew") {
+      box.append(el("p.ex-phone", {}, `On the phone: ${names[p.seat]} chooses the card. No phone at hand?`));
+      of(actions, "give").forEach((a) => box.append(button("Let the table pick one at random", a, ctx)));
+    }
     else if (p.kind === "give") box.append(picker(state, "give", state.players[p.seat].carried, p.count, info,
       (ings) => ctx.perform({ type: "give", seat: p.seat, ingredients: ings }), "Put in the dead-end street"));
     else if (p.kind === "loot") box.append(loot(state, p, ctx, info));
