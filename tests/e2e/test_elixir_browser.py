@@ -217,3 +217,21 @@ def test_the_phone_shows_only_its_wizards_secrets_and_drinks(browser, live_table
     page.screenshot(path=str(output_dir / "2-phone-drunk.png"), full_page=True)
     context.close()
     assert not errors, errors
+
+
+def test_four_wizards_mid_game_fit_the_tablet(tablet, live_table, output_dir):
+    live = live_table
+    start(live, seed=7, players=("Ann", "Ben", "Cem", "Dan"))
+    rng = random.Random(7)
+    for _ in range(400):                       # a few rounds in: racks, brew cards, timers
+        state = live.table._state
+        status, body = live.call("POST", "/api/v1/session/actions",
+                                 {"action": choose(rng, state, [a for a in all_actions(state) if a["type"] != "undo"])})
+        assert status == 200, body
+        if body["outcome"] is not None:
+            break
+    page = open_tablet(tablet, live)
+    assert page.locator(".ex-wizard").count() == 4
+    no_overflow(page, (1024, 768))
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "four-wizards.png"))

@@ -287,7 +287,7 @@ function tableBox(state, info, names) {
       el("span", {}, "brew stack ", el("b", {}, String(state.stack))), el("span", {}, "Unknowns ", el("b", {}, String(state.unknowns_left)))),
     el("div.panel-title", {}, "Shops (left · price)"), shops,
     el("div.panel-title", {}, "Dead-end street"),
-    el("div", { id: "ex-dead-end" }, chips(dead.ingredients, info),
+    el("div", { id: "ex-dead-end" }, Object.keys(dead.ingredients).length || !dead.brews.length ? chips(dead.ingredients, info) : null,
       dead.brews.length ? el("span.ex-dead-brews", {}, ` + ${dead.brews.length} brew card${dead.brews.length > 1 ? "s" : ""} (from ${dead.brews.map((b) => names[b.from]).join(", ")})`) : null),
     el("div.panel-title", {}, "Formula cards looked at"),
     el("div.ex-formulas", {}, state.formulas.map((f) => el("span.ex-formula", { title: `${f.herb} + ${f.special}` },
