@@ -221,11 +221,14 @@ class ViewRules(ElixirRules):
         w = state["wizards"][seat]
         out: list[Action] = []
         shop = self.t.places[w["place"]].get("shop")
-        if shop is not None:
+        free = self.active(state, seat, "dizziness") and w["free_round"] != state["round"]
+        if shop is not None:     # the candidates worth asking is_legal about
             for i in self.t.ingredients.values():
-                if i.group == shop:
-                    out.append({"type": "buy", "seat": seat, "ingredient": i.id})
-                    out.append({"type": "buy", "seat": seat, "ingredient": i.id, "free": True})
+                if i.group == shop and state["shops"].get(i.id, 0):
+                    if state["gold"][seat] >= i.price:
+                        out.append({"type": "buy", "seat": seat, "ingredient": i.id})
+                    if free:
+                        out.append({"type": "buy", "seat": seat, "ingredient": i.id, "free": True})
         if w["place"] == "lab":
             out.append({"type": "deposit", "seat": seat})
         if w["place"] == "dead_end":
@@ -235,8 +238,10 @@ class ViewRules(ElixirRules):
             if dead["ingredients"] or dead["brews"]:
                 out.append({"type": "take", "seat": seat, "ingredients": dict(dead["ingredients"]),
                             "brews": list(range(len(dead["brews"])))})
-        out += self._brew_actions(state, seat)
-        out += [{"type": "steal", "seat": seat, "target": v} for v in range(len(state["players"])) if v != seat]
+        if w["brewed_round"] != state["round"]:
+            out += self._brew_actions(state, seat)
+        if self.active(state, seat, "thieves_fluid"):
+            out += [{"type": "steal", "seat": seat, "target": v} for v in range(len(state["players"])) if v != seat]
         return out
 
     def _brew_actions(self, state: State, seat: int) -> list[Action]:
