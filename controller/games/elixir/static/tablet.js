@@ -204,7 +204,7 @@ function loot(state, p, ctx, info) {
   wrap.append(picker(state, "loot", pool, p.count, info,
     (ings) => ctx.perform({ type: "loot", seat: p.seat, ingredients: ings, to_lab: true }), "Take into my laboratory"));
   wrap.append(el("button.big-button.quiet", { type: "button", onclick: () => {
-    const ings = picks.loot || {};
+    const ings = Object.fromEntries(Object.entries(picks.loot || {}).filter(([k, n]) => k !== "key" && n));
     ctx.perform({ type: "loot", seat: p.seat, ingredients: ings, to_lab: false });
   } }, "Carry it instead"));
   return wrap;
