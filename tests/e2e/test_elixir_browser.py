@@ -92,6 +92,15 @@ def test_a_first_turn_by_taps_on_the_tablet(tablet, live_table, output_dir):
     assert_touch_targets(page)
     no_overflow(page, (1024, 768))
     page.screenshot(path=str(output_dir / "4-unknown.png"))
+    # seed 4: Ben meets Simeon, who sells 2 herbs or 2 special products for 1 gold
+    assert unknown["id"] == "simeon"
+    page.locator(".ex-pickable[data-ingredient='mandrake']").tap()
+    page.locator(".ex-pickable[data-ingredient='nightshade']").tap()
+    assert "(2/2)" in page.locator("button[data-action='simeon']").inner_text()
+    tap(page, "button[data-action='simeon']", live)
+    ben = session_of(live)["state"]["players"][1]
+    assert ben["carried"] == {"mandrake": 1, "nightshade": 1} and ben["gold"] == 7 - 1
+    assert "Accepted" in page.locator("#ex-unknown").inner_text()
 
 
 def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, output_dir):
