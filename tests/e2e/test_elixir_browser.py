@@ -85,10 +85,17 @@ def test_a_first_turn_by_taps_on_the_tablet(tablet, live_table, output_dir):
     page.screenshot(path=str(output_dir / "3-bought.png"))
     tap(page, "button[data-action='end_turn']", live)
     assert "Ben" in page.locator(".ex-title").inner_text()
+    # sound on: the tablet reads the Unknown aloud (the voice is recorded, not played)
+    page.evaluate("""() => { window.__said = [];
+      window.speechSynthesis.speak = (u) => window.__said.push(u.text);
+      window.speechSynthesis.cancel = () => {}; }""")
+    page.locator("#ex-sound").tap()
+    assert page.locator("#ex-sound").get_attribute("aria-pressed") == "true"
     tap(page, "button[data-action='move'][data-to='street']", live)   # Ben meets an Unknown
     unknown = session_of(live)["state"]["unknown"]
     assert page.locator("#ex-unknown h3").inner_text().startswith(f"Ben meets {unknown['name']}")
     assert unknown["text"][:40] in page.locator("#ex-unknown").inner_text()
+    assert page.evaluate("() => window.__said") == [f"{unknown['name']}. {unknown['text']}"]
     assert_touch_targets(page)
     no_overflow(page, (1024, 768))
     page.screenshot(path=str(output_dir / "4-unknown.png"))
@@ -244,3 +251,36 @@ def test_four_wizards_mid_game_fit_the_tablet(tablet, live_table, output_dir):
     no_overflow(page, (1024, 768))
     assert_touch_targets(page)
     page.screenshot(path=str(output_dir / "four-wizards.png"))
+
+
+def test_an_experiment_set_out_by_taps_and_rolled(tablet, live_table, output_dir):
+    live = live_table
+    start(live, seed=4)
+    for action in [{"type": "roll", "seat": 0, "value": 6}, {"type": "roll", "seat": 1, "value": 1}]:
+        assert live.call("POST", "/api/v1/session/actions", {"action": action})[0] == 200
+    shopping = [("jeweller", "ruby"), ("herbalist", "mandrake"), ("special_supplies", "bat_wing")]
+    for place, ingredient in shopping:          # Ann shops three turns; Ben waits in his laboratory
+        for action in [{"type": "move", "seat": 0, "to": place}, {"type": "buy", "seat": 0, "ingredient": ingredient},
+                       {"type": "end_turn", "seat": 0}, {"type": "move", "seat": 1, "to": "lab"},
+                       {"type": "end_turn", "seat": 1}]:
+            status, body = live.call("POST", "/api/v1/session/actions", {"action": action})
+            assert status == 200, (action, body)
+    for action in [{"type": "move", "seat": 0, "to": "lab"}, {"type": "deposit", "seat": 0}]:
+        assert live.call("POST", "/api/v1/session/actions", {"action": action})[0] == 200
+    page = open_tablet(tablet, live)
+    brew = page.locator("#ex-brew button[data-action='brew']")
+    assert brew.is_disabled()
+    page.locator("#ex-brew button[data-brew='gem'][data-ingredient='ruby']").tap()
+    page.locator("#ex-brew button[data-brew='herb'][data-ingredient='mandrake']").tap()
+    page.locator("#ex-brew button[data-brew='special'][data-ingredient='bat_wing']").tap()
+    assert page.locator("#ex-brew button[data-action='brew']").inner_text() == "Brew: die + 3"
+    assert_touch_targets(page)
+    page.screenshot(path=str(output_dir / "1-composer.png"))
+    page.locator("#ex-brew button[data-action='brew']").tap()
+    enter_pin(page)
+    page.wait_for_selector(".ex-pip[data-value='4']")
+    tap(page, ".ex-pip[data-value='4']", live)                  # 4 + 3 = 7: success
+    assert page.locator("#ex-die .ex-die-result").inner_text() == "✓ success"
+    ann = session_of(live)["state"]["players"][0]
+    assert ann["brew_cards"] == 1 and ann["racks"] == {}
+    page.screenshot(path=str(output_dir / "2-brewed.png"))
