@@ -283,4 +283,6 @@ def test_an_experiment_set_out_by_taps_and_rolled(tablet, live_table, output_dir
     assert page.locator("#ex-die .ex-die-result").inner_text() == "✓ success"
     ann = session_of(live)["state"]["players"][0]
     assert ann["brew_cards"] == 1 and ann["racks"] == {}
+    assert "null" not in page.locator("#ex-do").inner_text()
+    assert "drink a potion (on the phone) or end the turn" in page.locator("#prompt").inner_text()
     page.screenshot(path=str(output_dir / "2-brewed.png"))

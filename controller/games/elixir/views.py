@@ -83,6 +83,8 @@ class ViewRules(ElixirRules):
             if w["at_healer"]:
                 return f"{who} is at the healer: pay {self.t.healer_fee} gold to move, or stay"
             return f"{who}: move up to {self.view_range(state)} spaces, then tap where you stopped"
+        if state["stage"] >= 7:
+            return f"{who}: drink a potion (on the phone) or end the turn"
         return f"{who}: buy, fill the racks, brew, drink — then end the turn"
 
     def view_range(self, state: State) -> int:

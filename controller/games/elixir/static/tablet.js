@@ -153,7 +153,8 @@ function decisions(state, session, ctx, info, names, actions) {
       dead.brews.map((b, i) => el("button.big-button.ex-take", { type: "button", dataset: { action: "take", brew: String(i) },
         onclick: () => ctx.perform({ type: "take", seat, brews: [i] }) }, `Take a brew card (from ${session.players[b.from]})`))));
     }
-    box.append(brewComposer(state, session, ctx, info, actions));
+    const composerBox = brewComposer(state, session, ctx, info, actions);
+    if (composerBox) box.append(composerBox);
     const steals = of(actions, "steal");
     if (steals.length) box.append(el("div.ex-row", {}, steals.map((a) => button(`Thieves' fluid: steal from ${names[a.target]}`, a, ctx))));
   }
