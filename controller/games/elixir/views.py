@@ -83,7 +83,7 @@ class ViewRules(ElixirRules):
             if w["at_healer"]:
                 return f"{who} is at the healer: pay {self.t.healer_fee} gold to move, or stay"
             return f"{who}: move up to {self.view_range(state)} spaces, then tap where you stopped"
-        if state["stage"] >= 7:
+        if state["stage"] == 8 or state["wizards"][state["turn"]]["brewed_round"] == state["round"]:
             return f"{who}: drink a potion (on the phone) or end the turn"
         return f"{who}: buy, fill the racks, brew, drink — then end the turn"
 
