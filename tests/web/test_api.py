@@ -42,7 +42,7 @@ def test_games_lists_mirakel_mix_with_player_counts(client):
         "hint": "shows the chance of each colour and suggests a bowl and a space"}]
     # in the start screen's order (controller.games.ORDER), every installed game
     from controller.games import ORDER
-    assert {"mirakel-mix", "zaubercocktail", "zauberwald", "mix-it"} <= set(games)
+    assert {"mirakel-mix", "zaubercocktail", "zauberwald", "mix-it", "elixir"} <= set(games)
     assert list(games) == [g for g in ORDER if g in games]
 
 

@@ -1,0 +1,304 @@
+"""E) and G): the Unknowns met on the street or hired, robbery and the dead-end street.
+
+Built on :class:`ElixirRules` (rules.py) and its helpers (``who``, ``say``, ``pay``, ``to_healer``, ``take_brew``, ``roll_die``...).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...contracts import Action, Effect, State
+from ..base import IllegalAction, InvalidAction
+from . import counts as C
+from .rules import ElixirRules
+
+# Unknowns whose attack is an ambush on a wizard: lucky liqueur on the victim counts
+# two less against them (Kitti and Peter strike at a laboratory, not at the wizard).
+AMBUSHES = frozenset({"fergus", "helga", "norman", "phil", "black_jack", "nick"})
+
+
+class UnknownRules(ElixirRules):
+    def back_under(self, state: State, uid: str) -> None:
+        """The card goes back to the bottom of the Unknowns stack."""
+        state["unknowns"] = [*state["unknowns"], uid]
+
+    def draw_unknown(self, state: State, seat: int) -> None:
+        """Step 6: the top card, read aloud (the tablet shows and speaks ``unknown``)."""
+        uid, rest = state["unknowns"][0], state["unknowns"][1:]
+        state["unknowns"] = rest
+        state["draws"] += 1
+        u = self.t.unknowns[uid]
+        state["unknown"] = {"id": uid, "seat": seat, "result": None}
+        self.say(state, f"{self.who(state, seat)} meets {u.name}")
+        if u.kind == "attack":
+            if self.active(state, seat, "dizziness"):
+                self.back_under(state, uid)
+                state["unknown"]["result"] = "slid back"
+                self.say(state, f"the solution to dizziness protects {self.who(state, seat)}: "
+                                f"{u.name} is slid back under the stack")
+                return
+            state["pending"] = {"kind": "roll", "for": "attack", "seat": seat, "unknown": uid}
+        else:
+            state["pending"] = {"kind": "offer", "seat": seat, "unknown": uid}
+
+    def clamp(self, value: int) -> int:
+        """A roll changed by lucky liqueur still reads as a face of the die (7 or 8 is a 6)."""
+        return max(1, min(self.t.sides, value))
+
+    def resolve_unknown_roll(self, state: State, pending: dict[str, Any], value: int) -> None:
+        uid = pending["unknown"]
+        u = self.t.unknowns[uid]
+        seat = pending["seat"]
+        if pending["for"] == "attack":
+            victim = seat
+            counts = value - (self.t.lucky_bonus if self.active(state, victim, "lucky_liqueur") else 0)
+        else:
+            victim = pending["target"]
+            counts = value + (self.t.lucky_bonus if self.active(state, seat, "lucky_liqueur") else 0)
+            if uid in AMBUSHES and self.active(state, victim, "lucky_liqueur"):
+                counts -= self.t.lucky_bonus
+        hit = self.clamp(counts) in u.hits
+        self.log_roll(state, seat, value, u.name, counts, "hit" if hit else "miss")
+        self.back_under(state, uid)
+        if state["unknown"] is not None and state["unknown"]["id"] == uid and pending["for"] == "attack":
+            state["unknown"] = {**state["unknown"], "result": "hit" if hit else "miss"}
+        if not hit:
+            self.say(state, f"{u.name} fails (roll {value}" + (f", counts {counts}" if counts != value else "") + ")")
+            return
+        getattr(self, f"_hit_{uid}")(state, seat, victim)
+
+    # --- the attackers met on the street -----------------------------------------------
+    def _hit_fergus(self, state: State, seat: int, victim: int) -> None:
+        self.to_healer(state, victim, "is ambushed by Fergus")
+        self._must_give(state, victim, "ingredients", 1, "fergus")
+
+    def _hit_helga(self, state: State, seat: int, victim: int) -> None:
+        self.to_healer(state, victim, "is cursed by Helga")
+
+    def _hit_norman(self, state: State, seat: int, victim: int) -> None:
+        self.say(state, f"Norman robs {self.who(state, victim)}")
+        self._must_give(state, victim, "ingredients", 2, "norman")
+
+    def _hit_phil(self, state: State, seat: int, victim: int) -> None:
+        self.say(state, f"Phil robs {self.who(state, victim)} of a brew")
+        self._must_give(state, victim, "brew", 1, "phil")
+
+    def _must_give(self, state: State, victim: int, what: str, count: int, uid: str) -> None:
+        """The victim chooses what goes into the dead-end street (all of it if he has no more)."""
+        w = state["wizards"][victim]
+        have = C.total(w["carried"]) if what == "ingredients" else len(w["brews"])
+        count = min(count, have)
+        if count == 0:
+            self.say(state, f"{self.who(state, victim)} has nothing for {self.t.unknowns[uid].name} to take")
+            return
+        if what == "ingredients" and len(w["carried"]) == 1 and count == have:
+            self._give_ingredients(state, victim, dict(w["carried"]))   # no choice to make
+            return
+        state["pending"] = {"kind": "give", "seat": victim, "what": what, "count": count, "unknown": uid}
+
+    def _give_ingredients(self, state: State, victim: int, ings: dict[str, int]) -> None:
+        w = state["wizards"][victim]
+        w["carried"] = C.sub(w["carried"], ings)
+        dead = state["dead_end"]
+        dead["ingredients"] = C.add(dead["ingredients"], ings)
+        self.say(state, f"{self.who(state, victim)} places {C.words(ings, self.ing_names)} in the dead-end street")
+
+    def _do_give(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
+        pending = state["pending"]
+        if pending is None or pending["kind"] != "give":
+            raise IllegalAction("nothing has to go into the dead-end street now")
+        if seat != pending["seat"]:
+            raise IllegalAction(f"{self.who(state, pending['seat'])} chooses what goes into the dead-end street")
+        w = state["wizards"][seat]
+        if pending["what"] == "ingredients":
+            ings = self.counts(action.get("ingredients"), '"ingredients"')
+            if C.total(ings) != pending["count"]:
+                raise IllegalAction(f"{pending['count']} of the ingredients you are carrying go into the dead-end street")
+            if not C.contains(w["carried"], ings):
+                raise IllegalAction("only ingredients you are carrying go into the dead-end street")
+            state["pending"] = None
+            self._give_ingredients(state, seat, ings)
+            return []
+        brew = action.get("brew")
+        if brew == "any" and w["brews"]:     # no phone at hand: the table picks one blind
+            rng = self._secret_rng(state)
+            brew = rng.choice(sorted(w["brews"]))
+            self._store_secret_rng(state, rng)
+        if brew not in self.t.brews:
+            raise InvalidAction('"brew" names the brew card you put in the dead-end street, '
+                                'or "any" for one picked at random')
+        if brew not in w["brews"]:
+            raise IllegalAction("put one of the brew cards you own in the dead-end street")
+        hand = list(w["brews"])
+        hand.remove(brew)
+        w["brews"] = hand
+        state["dead_end"]["brews"] = [*state["dead_end"]["brews"], {"brew": brew, "from": seat, "round": state["round"]}]
+        state["pending"] = None
+        self.tell(state, seat, f"you put your {self.t.brews[brew].name} in the dead-end street")
+        self.say(state, f"{self.who(state, seat)} places a brew card face down in the dead-end street")
+        return []
+
+    # --- the hired Unknowns ------------------------------------------------------------------
+    def _do_play_unknown(self, state: State, action: Action) -> list[Effect]:
+        seat = self._turn(state, action, "plays a hired Unknown")
+        uid = action.get("unknown")
+        if uid not in self.t.unknowns or self.t.unknowns[uid].kind != "hire":
+            raise InvalidAction('"unknown" is a hired Unknown: ' + ", ".join(
+                u.id for u in self.t.unknowns.values() if u.kind == "hire"))
+        target = self.seat_of(state, action, "target")
+        w = state["wizards"][seat]
+        if uid not in w["hired"]:
+            raise IllegalAction(f"{self.who(state, seat)} has not hired {self.t.unknowns[uid].name}")
+        if target == seat:
+            raise IllegalAction(f"{self.t.unknowns[uid].name} works against another wizard")
+        v = state["wizards"][target]
+        vname = self.who(state, target)
+        if uid == "black_jack" and v["place"] != "street":
+            raise IllegalAction(f"Black Jack can only ambush on the street, and {vname} is not on the street")
+        if uid == "nick":
+            if v["place"] in ("lab",):
+                raise IllegalAction(f"Nick steals anywhere except in a laboratory, and {vname} is in the laboratory")
+            if not v["brews"]:
+                raise IllegalAction(f"{vname} has no brew card for Nick to steal")
+        if uid == "kitti" and not any(g in v["racks"] for g in self.t.gems):
+            raise IllegalAction(f"{vname} has no gemstones in the racks (the lab table is out of reach)")
+        w["hired"] = [h for h in w["hired"] if h != uid]
+        state["pending"] = {"kind": "roll", "for": "hired", "seat": seat, "unknown": uid, "target": target}
+        self.say(state, f"{self.who(state, seat)} sends {self.t.unknowns[uid].name} against {vname}")
+        return []
+
+    def _hit_black_jack(self, state: State, seat: int, victim: int) -> None:
+        self.to_healer(state, victim, "is ambushed by Black Jack")
+        if state["wizards"][victim]["carried"]:
+            state["pending"] = {"kind": "loot", "seat": seat, "from": victim, "source": "carried", "count": 1,
+                                "unknown": "black_jack"}
+
+    def _hit_kitti(self, state: State, seat: int, victim: int) -> None:
+        gems = {g: n for g, n in state["wizards"][victim]["racks"].items() if g in self.t.gems}
+        self.say(state, f"Kitti steals into {self.who(state, victim)}'s laboratory")
+        state["pending"] = {"kind": "loot", "seat": seat, "from": victim, "source": "racks",
+                            "count": min(2, C.total(gems)), "unknown": "kitti"}
+
+    def _hit_nick(self, state: State, seat: int, victim: int) -> None:
+        self.say(state, f"Nick steals a brew card from {self.who(state, victim)} for {self.who(state, seat)}")
+        self.steal_blind(state, thief=seat, victim=victim, hirer=seat)
+
+    def _hit_peter(self, state: State, seat: int, victim: int) -> None:
+        v = state["wizards"][victim]
+        lost = {k: n for k, n in v["racks"].items() if self.t.ingredients[k].group in ("herb", "special")}
+        v["racks"] = C.sub(v["racks"], lost)
+        self.to_shops(state, lost)
+        self.say(state, f"a plague of rats in {self.who(state, victim)}'s laboratory: "
+                        f"{C.words(lost, self.ing_names)} back to the shops")
+        if v["place"] == "lab":
+            self.to_healer(state, victim, "was in the laboratory during the plague")
+
+    def _do_loot(self, state: State, action: Action) -> list[Effect]:
+        seat = self.seat_of(state, action)
+        pending = state["pending"]
+        if pending is None or pending["kind"] != "loot":
+            raise IllegalAction("there is no loot to take now")
+        if seat != pending["seat"]:
+            raise IllegalAction(f"{self.who(state, pending['seat'])} chooses the loot")
+        ings = self.counts(action.get("ingredients"), '"ingredients"')
+        to_lab = action.get("to_lab", True)
+        if not isinstance(to_lab, bool):
+            raise InvalidAction('"to_lab" is true (straight into your laboratory) or false (you carry it)')
+        v = state["wizards"][pending["from"]]
+        vname = self.who(state, pending["from"])
+        if C.total(ings) != pending["count"]:
+            raise IllegalAction(f"{self.t.unknowns[pending['unknown']].name} brings you {pending['count']}")
+        if pending["source"] == "carried":
+            if not C.contains(v["carried"], ings):
+                raise IllegalAction(f"you receive one of the ingredients {vname} was carrying")
+            v["carried"] = C.sub(v["carried"], ings)
+        else:
+            if any(k not in self.t.gems for k in ings) or not C.contains(v["racks"], ings):
+                raise IllegalAction(f"Kitti takes gemstones from the racks of {vname}'s laboratory")
+            v["racks"] = C.sub(v["racks"], ings)
+        w = state["wizards"][seat]
+        if to_lab:
+            w["racks"] = C.add(w["racks"], ings)
+        else:
+            w["carried"] = C.add(w["carried"], ings)
+        state["pending"] = None
+        self.say(state, f"{self.who(state, seat)} takes {C.words(ings, self.ing_names)} from {vname}"
+                        + (" into the laboratory" if to_lab else ""))
+        return []
+
+    # --- the offers ---------------------------------------------------------------------------
+    def _offer(self, state: State, action: Action) -> tuple[int, str]:
+        seat = self.seat_of(state, action)
+        pending = state["pending"]
+        if pending is None or pending["kind"] != "offer":
+            raise IllegalAction("no Unknown is making an offer now")
+        if seat != pending["seat"]:
+            raise IllegalAction(f"the offer is made to {self.who(state, pending['seat'])}")
+        return seat, str(pending["unknown"])
+
+    def _do_decline(self, state: State, action: Action) -> list[Effect]:
+        seat, uid = self._offer(state, action)
+        state["pending"] = None
+        self.back_under(state, uid)
+        state["unknown"] = {**state["unknown"], "result": "declined"}
+        self.say(state, f"{self.who(state, seat)} declines: {self.t.unknowns[uid].name} goes under the stack")
+        return []
+
+    def _do_accept(self, state: State, action: Action) -> list[Effect]:
+        seat, uid = self._offer(state, action)
+        u = self.t.unknowns[uid]
+        w = state["wizards"][seat]
+        name = self.who(state, seat)
+        if u.kind == "hire":
+            self.pay(state, seat, u.price, f"hiring {u.name}")
+            w["hired"] = [*w["hired"], uid]
+            self.say(state, f"{name} hires {u.name} for {u.price} gold")
+        elif uid == "marco":
+            if not state["stack"]:
+                raise IllegalAction("the stack of brew cards is empty: Marco has nothing to sell")
+            self.pay(state, seat, u.price, "Marco's brew")
+            card, state["stack"] = state["stack"][0], state["stack"][1:]
+            self.back_under(state, uid)
+            self.say(state, f"{name} pays Marco {u.price} gold and draws a brew card from the stack")
+            state["pending"] = None
+            state["unknown"] = {**state["unknown"], "result": "accepted"}
+            self.take_brew(state, seat, card, "bought from Marco")
+            return []
+        elif uid == "clotilda":
+            brew = action.get("brew")
+            if brew not in self.t.brews:
+                raise InvalidAction('"brew" names the brew card you sell to Clotilda')
+            if brew not in w["brews"]:
+                raise IllegalAction(f"{name} can sell Clotilda only a brew card of his own")
+            hand = list(w["brews"])
+            hand.remove(brew)
+            w["brews"] = hand
+            state["stack"] = [brew, *state["stack"]]
+            got = self.gain_gold(state, seat, u.pays)
+            self.back_under(state, uid)
+            self.tell(state, seat, f"you sold your {self.t.brews[brew].name} to Clotilda")
+            self.say(state, f"{name} sells Clotilda a brew card for {got} gold; it goes on top of the stack")
+        elif uid == "fool":
+            ings = self.counts(action.get("ingredients"), '"ingredients"')
+            if not ings or not C.contains(w["carried"], ings):
+                raise IllegalAction("the fool buys ingredients you are carrying")
+            w["carried"] = C.sub(w["carried"], ings)
+            self.to_shops(state, ings)
+            got = self.gain_gold(state, seat, u.pays * C.total(ings))
+            self.back_under(state, uid)
+            self.say(state, f"{name} sells the fool {C.words(ings, self.ing_names)} for {got} gold")
+        elif uid == "simeon":
+            ings = self.counts(action.get("ingredients"), '"ingredients"')
+            groups = {self.t.ingredients[k].group for k in ings}
+            if C.total(ings) != u.count or len(groups) != 1 or not groups <= {"herb", "special"}:
+                raise IllegalAction(f"Simeon sells {u.count} herb cards or {u.count} special products")
+            if not C.contains(state["shops"], ings):
+                raise IllegalAction("the shop does not have those left")
+            self.pay(state, seat, u.price, "Simeon's offer")
+            state["shops"] = C.sub(state["shops"], ings)
+            w["carried"] = C.add(w["carried"], ings)
+            self.back_under(state, uid)
+            self.say(state, f"{name} buys {C.words(ings, self.ing_names)} from Simeon for {u.price} gold")
+        state["pending"] = None
+        state["unknown"] = {**state["unknown"], "result": "accepted"}
+        return []
