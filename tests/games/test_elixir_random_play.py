@@ -4,6 +4,7 @@ whatever ``legal_actions`` offers is accepted."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import random
 import sys
@@ -72,9 +73,13 @@ def test_every_offered_action_is_accepted():
         state = play(state, rng, limit=1)
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(1800)      # minutes on 2 shared cores; bench/bench_elixir.py prints the figures
-def test_two_hundred_random_games_end_with_a_winner_and_no_leak():
-    """The issue's bar: >= 200 random games end with a winner and 0 leaks."""
-    for k in range(200):
+#: whole games in `make test` (seconds each); ELIXIR_GAMES=200 runs the issue's full bar
+#: (minutes on 2 shared cores; bench/bench_elixir.py prints the figures)
+GAMES = int(os.environ.get("ELIXIR_GAMES", "12"))
+
+
+@pytest.mark.timeout(1800)
+def test_many_random_games_end_with_a_winner_and_no_leak():
+    """Every kind of table (2-4 wizards, both dice) ends with a winner and 0 leaks."""
+    for k in range(GAMES):
         whole_game(2 + k % 3, seed=k, moves=k * 7919, dice="physical" if k % 2 else "digital", leak_every=25)
