@@ -237,8 +237,31 @@ class Zaubercocktail(Game):
         elif state["phase"] != "laying":
             raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
         sets = laydown.check_lay_down(action.get("cards"), action.get("black"), self.data)
+        self._check_deck(state, seat, sets)
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
+
+    def _check_deck(self, state: State, seat: int, sets: list[laydown.Set]) -> None:
+        """Card conservation: this lay-down and the others entered this round together
+        never use more cards of a kind (or Black Somethings) than the game has."""
+        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
+        for st in sets:
+            kind = self.kinds[st["kind"]]
+            used = sum(e["cards"].get(st["kind"], 0) for e in others)
+            if st["natural"] + used > kind["cards"]:
+                # the others' counts stay hidden: only that together they are too many
+                raise IllegalAction(
+                    f"The game has only {kind['cards']} {kind['name']} cards: with the lay-downs "
+                    f"already entered this round, {st['natural']} more cannot exist. Count the cards "
+                    "again (someone may have entered too many)")
+        joker = self.data["black_something"]
+        black = sum(st["black"] for st in sets)
+        used = sum(sum(e["black"].values()) for e in others)
+        if black and black + used > joker["cards"]:
+            raise IllegalAction(
+                f"The game has only {joker['cards']} {joker['name']}s: with the lay-downs already "
+                f"entered this round, {black} more cannot exist. Count the cards again (someone "
+                "may have entered too many)")
 
     def _do_reveal_entries(self, state: State, action: Action) -> None:
         rnd = state["round"]

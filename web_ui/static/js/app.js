@@ -58,6 +58,8 @@ async function drawGame(session) {
   }
   if (current !== session || showingStart) return;     // a newer session or the start screen came first
   if (root.dataset.game !== session.game) {            // another game drew here: start afresh
+    // a game's own dialogs (e.g. a Zaubercocktail helper) live outside the root: close them
+    document.querySelectorAll("body > .modal:not(#pinpad):not(#choice)").forEach((m) => { m.hidden = true; m.replaceChildren(); });
     root.replaceChildren();
     root.className = "game-view";
     root.dataset.game = session.game;
@@ -201,11 +203,38 @@ async function startGame(event) {
 }
 
 // --- start-up ----------------------------------------------------------------------------
+// Not live for OFFLINE_AFTER ms: the cover goes over the whole board (a blink of
+// "connecting" while the stream reopens is not worth a cover).
+const OFFLINE_AFTER = 2500;
+let offlineTimer = null;
+let link = null;
+
 function setConnection(state) {
   const conn = $("#conn");
   conn.dataset.state = state;
   conn.querySelector(".conn-text").textContent =
     { live: "live", connecting: "connecting…", offline: "offline" }[state] || state;
+  if (state === "live") {
+    clearTimeout(offlineTimer);
+    offlineTimer = null;
+    showOffline(false);
+  } else if (!offlineTimer && $("#offline").hidden) {
+    offlineTimer = setTimeout(() => { offlineTimer = null; showOffline(true); }, OFFLINE_AFTER);
+  }
+}
+
+function showOffline(down) {
+  $("#offline").hidden = !down;
+  document.body.dataset.conn = down ? "offline" : "live";
+  if (down) $("#btn-reconnect").focus();
+}
+
+/** --topbar-h: what the top bar takes (it wraps onto two lines on a phone). */
+function trackTopbar() {
+  const bar = document.querySelector(".topbar");
+  const set = () => document.documentElement.style.setProperty("--topbar-h", `${bar.offsetHeight}px`);
+  new ResizeObserver(set).observe(bar);
+  set();
 }
 
 function main() {
@@ -227,7 +256,9 @@ function main() {
   });
   accept(boot.session);
   if (!boot.session) draw();
-  follow("/api/v1/stream", {
+  trackTopbar();
+  $("#btn-reconnect").addEventListener("click", () => link?.retry());
+  link = follow("/api/v1/stream", {
     onSession: accept,
     onNotice: noticeToast,
     onState: setConnection,
