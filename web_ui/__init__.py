@@ -112,8 +112,9 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
                      window=float(merged["pin_window_seconds"])),
         settings=merged)
 
-    from . import api, errors, floor_api, pages, plugins, stream
+    from . import api, errors, floor_api, pages, plugins, records_api, stream
     app.register_blueprint(api.bp)
+    app.register_blueprint(records_api.bp)
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)

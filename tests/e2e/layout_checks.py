@@ -91,7 +91,8 @@ PROBLEMS_JS = """
   };
   // 6. touch targets, and controls that overlap each other
   const controls = [...scope.querySelectorAll('button, summary, [role=button], input, select, a[href]')]
-    .filter((e) => (e.offsetParent !== null || e.closest('svg')) && !e.closest('[hidden]'))
+    .filter((e) => (e.offsetParent !== null || e.closest('svg')) && !e.closest('[hidden]')
+                   && !e.closest('details:not([open]) > :not(summary)'))
     .map((e) => {
       const t = (e.type === 'radio' || e.type === 'checkbox') ? e.closest('label') : (e.querySelector(':scope > .hit') || e);
       return [e, t.getBoundingClientRect(), shown(t)];

@@ -155,10 +155,10 @@ class Zaubercocktail(Game):
         elif phase == "trading":
             actions += [{"type": "drop_out", "seat": s} for s in seats if s not in rnd["dropouts"]]
             for s in rnd["dropouts"]:
-                actions += self._sample_lay_downs(s)
+                actions += self._sample_lay_downs(state, s)
         elif phase == "laying":
             for s in seats:
-                actions += self._sample_lay_downs(s)
+                actions += self._sample_lay_downs(state, s)
             if all(e is not None for e in rnd["entries"]):
                 actions.append({"type": "reveal_entries"})
         elif phase == "tiebreak":
@@ -170,11 +170,14 @@ class Zaubercocktail(Game):
             actions.append({"type": "undo"})
         return actions
 
-    def _sample_lay_downs(self, seat: int) -> list[Action]:
+    def _sample_lay_downs(self, state: State, seat: int) -> list[Action]:
         out: list[Action] = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
         least = self.data["scoring"]["min_per_kind"]
+        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
         for kid, kind in self.kinds.items():
-            for n in range(least, min(kind["most"], kind["cards"]) + 1):
+            # only what the deck still has beside the others' entries (card conservation)
+            left = kind["cards"] - sum(e["cards"].get(kid, 0) for e in others)
+            for n in range(least, min(kind["most"], left) + 1):
                 out.append({"type": "lay_down", "seat": seat, "cards": {kid: n}, "black": {}})
         return out
 
