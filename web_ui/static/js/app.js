@@ -2,7 +2,9 @@
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
 import { $, el, toast, keepAwake, noticeToast } from "./ui.js";
-import { ApiError, follow, postJSON } from "./net.js";
+import { ApiError, follow, getJSON, postJSON } from "./net.js";
+import { cue } from "./cues.js";
+import { setupSheet, sheetSeen } from "./sheet.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
@@ -16,8 +18,19 @@ function accept(session) {
   if (!session) return;
   if (current && session.id === current.id && session.version <= current.version) return;
   if (current && session.id < current.id) return;            // a late answer about an old game
+  const before = current;
   current = session;
   draw();
+  sheetSeen(session);
+  cueFor(before, session);
+}
+
+/** Sound/buzz when there is something new to do (the prompt changed) or the game ended;
+ *  never for the first drawing of a page, nor for a tap on this tablet (the tapper knows). */
+function cueFor(before, after) {
+  if (!before || before.id !== after.id || busy) return;
+  if (after.outcome && !before.outcome) cue("over");
+  else if ((after.state?.prompt || "") !== (before.state?.prompt || "")) cue("next");
 }
 
 function draw() {
@@ -151,6 +164,26 @@ function showStart() {
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)." : "";
+  rememberPlayers();
+}
+
+/** Names from earlier games: suggestions in every name field and a tap-to-add row. */
+async function rememberPlayers() {
+  let names = [];
+  try { names = (await getJSON("/api/v1/players")).players; } catch (_) { return; }
+  $("#known-players").replaceChildren(...names.map((n) => el("option", { value: n })));
+  const row = $("#recent-players");
+  row.hidden = !names.length;
+  row.replaceChildren(el("span.recent-title", {}, "Played before:"), ...names.slice(0, 10).map((n) =>
+    el("button.recent-name", { type: "button", dataset: { name: n }, onclick: () => addPlayer(n) }, n)));
+}
+
+function addPlayer(name) {
+  const inputs = [...document.querySelectorAll('#name-fields .name-field:not([hidden]) input')];
+  if (inputs.some((i) => i.value.trim().toLowerCase() === name.toLowerCase())) return;
+  const free = inputs.find((i) => !i.value.trim());
+  if (free) free.value = name;
+  else $("#start-error").textContent = "Every seat has a name: clear one first.";
 }
 
 function openStart() {
@@ -257,10 +290,11 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
+  setupSheet();
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   link = follow("/api/v1/stream", {
     onSession: accept,
-    onNotice: noticeToast,
+    onNotice: (notice) => { noticeToast(notice); cue("warn"); },
     onState: setConnection,
   });
   keepAwake();

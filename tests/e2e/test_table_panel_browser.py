@@ -1,0 +1,142 @@
+"""The table's own screens in headless Chromium: offline shown over the whole board with
+taps off, the game log / history / players / rules panel, remembered names on the start
+form, and the turn cues. Screenshots under test-output/<test>/."""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.layout_checks import axe_problems, problems
+
+pytestmark = pytest.mark.browser
+
+
+def start(live, game: str, players: list[str], seed: int = 5) -> dict:
+    status, session = live.call("POST", "/api/v1/session", {"game": game, "players": players, "seed": seed})
+    assert status == 201, session
+    return session
+
+
+def act(live, action: dict) -> dict:
+    status, session = live.call("POST", "/api/v1/session/actions", {"action": action})
+    assert status == 200, session
+    return session
+
+
+def drawn(page, session: dict) -> None:
+    page.wait_for_function("v => document.body.dataset.version === v", arg=str(session["version"]))
+
+
+def test_offline_covers_the_board_and_taps_wait_until_the_table_is_back(live_table, page_on, output_dir):
+    session = start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    page = page_on(live_table.url, (1024, 768))
+    drawn(page, session)
+    assert page.locator("#offline").is_hidden()
+    live_table.stop()                                      # the daemon is gone
+    page.wait_for_selector("#offline:not([hidden])", timeout=15_000)
+    assert "Not connected to the table" in page.locator("#offline").inner_text()
+    assert page.get_attribute("body", "data-conn") == "offline"
+    # a tap on the board lands on the cover, never on a game button
+    box = page.locator("#zc-reveal").bounding_box()
+    hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('#offline') !== null",
+                        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+    assert hit, "the board can still be tapped while offline"
+    page.screenshot(path=str(output_dir / "offline.png"))
+    live_table.serve()                                     # back on the same port
+    page.locator("#btn-reconnect").tap()
+    page.wait_for_selector("#offline", state="hidden", timeout=15_000)
+    assert page.locator(".conn-text").inner_text() == "live"
+
+
+def test_a_tap_that_the_table_answers_never_blames_the_wifi(live_table, page_on):
+    start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    page = page_on(live_table.url, (1024, 768))
+    page.wait_for_selector("#zc-reveal")
+    # the table answers 500 without a sentence (a fault): the tablet says it answered
+    page.route("**/api/v1/session/actions", lambda route: route.fulfill(status=500, body="oops"))
+    page.evaluate("() => sessionStorage.clear()")
+    page.locator("#zc-reveal").tap()
+    from tests.e2e.test_tablet_browser import enter_pin
+    if page.locator("#pinpad:not([hidden])").count():
+        enter_pin(page)
+    toast = page.locator(".toast").last
+    toast.wait_for()
+    assert "answered" in toast.inner_text() and "Wi-Fi" not in toast.inner_text()
+
+
+def test_the_log_history_players_and_rules_panel(live_table, page_on, output_dir):
+    from tests.e2e.test_size_matrix_browser import play
+    import random
+    table = live_table.table
+    # one finished Zauberwald game for the history, then a running Zaubercocktail
+    table.start("zauberwald", ["Julie", "Linus"], seed=9)
+    play(table, random.Random(1), lambda s: s["outcome"] is not None,
+         prefer=("turn", "floor_turned", "end_search", "basket", "return_ingredients", "choose_tile"))
+    finished = table.session()
+    start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    act(live_table, {"type": "reveal"})
+    act(live_table, {"type": "drop_out", "seat": 1})
+    act(live_table, {"type": "false_trader", "seat": 2})
+    session = act(live_table, {"type": "undo"})
+
+    page = page_on(live_table.url, (390, 844))
+    drawn(page, session)
+    page.locator("#btn-more").tap()
+    page.wait_for_selector("#log-list")
+    items = page.locator("#log-list .log-item")
+    assert items.nth(0).inner_text().endswith("Undo – taken back: Cy traded falsely: one field back")
+    assert "undone" in items.nth(1).get_attribute("class")
+    assert "Ben is done trading" in items.nth(2).inner_text()
+    assert not problems(page) and not axe_problems(page)
+    page.screenshot(path=str(output_dir / "log_phone.png"))
+
+    # a new action while the log is open shows at the top at once
+    act(live_table, {"type": "drop_out", "seat": 3})
+    page.wait_for_function("() => document.querySelector('#log-list .log-item')?.innerText.includes('Di is done trading')")
+
+    page.locator('.sheet-tab[data-tab="history"]').tap()
+    page.wait_for_selector("#history-table")
+    winners = " and ".join(finished["players"][s] for s in finished["outcome"]["winners"])
+    assert winners in page.locator("#history-table").inner_text()
+    page.locator('.sheet-tab[data-tab="players"]').tap()
+    page.wait_for_selector("#stats-table")
+    julie = page.locator('#stats-table tr[data-player="Julie"]').inner_text()
+    assert "Im großen Zauberwald" in julie and "\t1\t" in julie
+    page.screenshot(path=str(output_dir / "players_phone.png"))
+    page.locator('.sheet-tab[data-tab="rules"]').tap()
+    page.wait_for_selector("#rules-card")
+    assert "Done trading" in page.locator("#rules-card").inner_text()
+    assert not problems(page) and not axe_problems(page)
+    page.screenshot(path=str(output_dir / "rules_phone.png"))
+    page.locator("#sheet-close").tap()
+    assert page.locator("#sheet").is_hidden()
+
+
+def test_players_from_earlier_games_are_one_tap_on_the_start_form(live_table, page_on, output_dir):
+    start(live_table, "zauberwald", ["Julie", "Linus"])
+    page = page_on(live_table.url, (768, 1024))
+    page.wait_for_selector("#zw")
+    page.locator("#btn-new-game").tap()
+    page.wait_for_selector('#recent-players:not([hidden]) .recent-name[data-name="Linus"]')
+    for field in page.locator('#name-fields .name-field:not([hidden]) input').all():
+        field.fill("")
+    page.locator('.recent-name[data-name="Linus"]').tap()
+    page.locator('.recent-name[data-name="Julie"]').tap()
+    values = page.locator('#name-fields input[name="player"]').evaluate_all("els => els.map(e => e.value)")
+    assert values[:2] == ["Linus", "Julie"]
+    assert page.locator("#known-players option").count() == 2
+    page.screenshot(path=str(output_dir / "start_remembered.png"))
+
+
+def test_cues_sound_off_by_default_and_the_choice_is_remembered(live_table, page_on):
+    session = start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    page = page_on(live_table.url, (1024, 768))
+    drawn(page, session)
+    act(live_table, {"type": "reveal"})                # another tablet moved the game on
+    page.wait_for_function("() => document.body.dataset.lastCue === 'next'")
+    page.locator("#btn-more").tap()
+    page.locator('.sheet-tab[data-tab="cues"]').tap()
+    assert not page.locator("#cue-sound").is_checked() and page.locator("#cue-vibrate").is_checked()
+    page.locator("#cue-sound").check()
+    page.reload()
+    page.wait_for_selector("body[data-ready=yes]")
+    assert page.evaluate("() => JSON.parse(localStorage.getItem('potionpi.cues')).sound") is True
