@@ -128,7 +128,7 @@ def test_every_screen_fits(browser, live_table, output_dir, game: GameCase, size
     try:
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.set_default_timeout(20_000)
+        page.set_default_timeout(60_000)          # a ceiling for a loaded machine, never a measurement
         page.goto(live_table.url)
         page.wait_for_selector("body[data-ready=yes]")
         found: list[str] = []

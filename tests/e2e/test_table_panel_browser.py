@@ -140,3 +140,19 @@ def test_cues_sound_off_by_default_and_the_choice_is_remembered(live_table, page
     page.reload()
     page.wait_for_selector("body[data-ready=yes]")
     assert page.evaluate("() => JSON.parse(localStorage.getItem('potionpi.cues')).sound") is True
+
+
+@pytest.mark.parametrize("next_game", ["zaubercocktail", "zauberwald"])
+def test_a_helper_left_open_closes_when_another_tablet_starts_a_new_game(live_table, page_on, next_game):
+    from tests.e2e.test_tablet_browser import enter_pin
+    session = start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    page = page_on(live_table.url, (1024, 768))
+    drawn(page, session)
+    page.locator('.zc-help[data-seat="0"]').tap()
+    enter_pin(page)
+    page.wait_for_selector('#zc-modal[data-kind="helper"]')
+    players = ["Ann", "Ben", "Cy", "Di"] if next_game == "zaubercocktail" else ["Ann", "Ben"]
+    session = start(live_table, next_game, players, seed=8)     # from another tablet
+    page.wait_for_function("id => document.body.dataset.game === id", arg=str(session["id"]))
+    assert page.locator("#zc-modal").is_hidden()
+    assert "lay-down helper" not in page.locator("body").inner_text()

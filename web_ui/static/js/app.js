@@ -71,7 +71,7 @@ async function drawGame(session) {
   }
   if (current !== session || showingStart) return;     // a newer session or the start screen came first
   if (root.dataset.game !== session.game) {            // another game drew here: start afresh
-    // a game's own dialogs (e.g. a Zaubercocktail helper) live outside the root: close them
+    // a game's own dialogs (e.g. a private helper) live outside the root: close them
     document.querySelectorAll("body > .modal:not(#pinpad):not(#choice)").forEach((m) => { m.hidden = true; m.replaceChildren(); });
     root.replaceChildren();
     root.className = "game-view";
