@@ -68,6 +68,8 @@ class GameCase:
     players: list[str]
     seed: int
     screens: list[Screen] = field(default_factory=list)
+    standings: str = ""            # on the winner screen: one row per player (the winner's own line aside)
+    standings_rows: int = 0
 
 
 def _mirakel_play(table, rng):
@@ -94,7 +96,7 @@ GAMES = [
     GameCase("mirakel-mix", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=5, screens=[
         Screen("play", _mirakel_play),
         Screen("winner", lambda t, rng: play(t, rng, over)),
-    ]),
+    ], standings=".outcome-ranking .outcome-place", standings_rows=3),
     GameCase("zaubercocktail", ["Annabelle", "Benjamin", "Charlotte", "Dominik", "Emilia", "Friedrich", "Gabriele"],
              seed=3, screens=[
         Screen("play", lambda t, rng: play(t, rng, phase_is("trading"), prefer=("reveal",))),
@@ -102,12 +104,12 @@ GAMES = [
         Screen("results", _cocktail_results),
         Screen("winner", lambda t, rng: play(t, rng, over, prefer=("reveal", "drop_out", "lay_down", "reveal_entries"),
                                              avoid=("undo", "false_trader"))),
-    ]),
+    ], standings="#zc-standings .zc-standing", standings_rows=7),
     GameCase("zauberwald", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=9, screens=[
         Screen("play", _wald_to(phase_is("search"))),
         Screen("results", _wald_to(phase_is("check"))),
         Screen("winner", _wald_to(over)),
-    ]),
+    ], standings=".zw-scores tbody tr", standings_rows=4),
 ]
 
 
@@ -150,6 +152,11 @@ def test_every_screen_fits(browser, live_table, output_dir, game: GameCase, size
             if screen.open:
                 screen.open(page)
             found += check(page, output_dir, screen.name, size_name)
+            if screen.name == "winner":
+                # the final standings: a row per player, every name readable on the screen
+                assert page.locator(game.standings).count() == game.standings_rows
+                shown = page.locator("#game-view").inner_text()
+                assert all(name in shown for name in game.players), shown
         assert not errors, f"the page reported errors: {errors}"
         assert not found, "\n".join(found)
     finally:
