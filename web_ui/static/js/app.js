@@ -53,7 +53,12 @@ function loadGame(id) {
     const styled = new Promise((resolve) => { css.onload = css.onerror = resolve; });
     document.head.append(css);
     gameModules.set(id, Promise.all([import(`/games/${encodeURIComponent(id)}/tablet.js`), styled])
-      .then(([mod]) => mod));
+      .then(([mod]) => mod)
+      .catch((err) => {             // e.g. the Wi-Fi dropped mid-load: try again on the next draw
+        gameModules.delete(id);
+        css.remove();
+        throw err;
+      }));
   }
   return gameModules.get(id);
 }
@@ -64,9 +69,12 @@ async function drawGame(session) {
   try {
     mod = await loadGame(session.game);
   } catch (err) {
-    console.error(err);
+    // not reached (offline) or broken: say so; the game is drawn again when the link is back
+    console.warn("game not loaded", err);
     root.hidden = false;
-    root.replaceChildren(el("p.form-error", {}, "This tablet cannot draw this game. Reload the page."));
+    root.dataset.game = "";
+    root.replaceChildren(el("p.form-error", {}, "This tablet could not load this game yet. " +
+      "It tries again when the table is back; if it stays like this, reload the page."));
     return;
   }
   if (current !== session || showingStart) return;     // a newer session or the start screen came first
@@ -248,6 +256,7 @@ function setConnection(state) {
   conn.querySelector(".conn-text").textContent =
     { live: "live", connecting: "connecting…", offline: "offline" }[state] || state;
   if (state === "live") {
+    if ($("#game-view").dataset.game === "" && current && !showingStart) drawGame(current);   // a load that failed offline
     clearTimeout(offlineTimer);
     offlineTimer = null;
     showOffline(false);
