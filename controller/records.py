@@ -7,8 +7,11 @@ template is said plainly ("Ben: drop out").
 """
 from __future__ import annotations
 
+import csv
+import io
 import string
 import threading
+import time
 from functools import cache
 from typing import Any
 
@@ -172,3 +175,28 @@ def known_players(rows: list[dict[str, Any]], limit: int = 30) -> list[str]:
         for name in g["players"]:
             seen.setdefault(name.strip().casefold(), name.strip())
     return list(seen.values())[:limit]
+
+
+CSV_FIELDS = ["game_no", "game", "date", "minutes", "player", "seat", "place", "score", "winner", "status"]
+
+
+def history_csv(rows: list[dict[str, Any]]) -> str:
+    """Past games as CSV for a spreadsheet: one line per player per game (place and score
+    from the game's ranking; a score with several parts reads "potions=2 ingredients_on_card=5")."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for g in past_games(rows):
+        places = {r["name"]: r for r in g["ranking"]}
+        for seat, name in enumerate(g["players"]):
+            placed = places.get(name, {})
+            score = placed.get("score")
+            if isinstance(score, dict):
+                score = " ".join(f"{k}={v}" for k, v in score.items())
+            writer.writerow({"game_no": g["id"], "game": g["name"],
+                             "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(g["started"])),
+                             "minutes": "" if g["minutes"] is None else g["minutes"], "player": name,
+                             "seat": seat + 1, "place": placed.get("place", ""),
+                             "score": "" if score is None else score,
+                             "winner": "yes" if name in g["winners"] else "no", "status": g["status"]})
+    return out.getvalue()

@@ -47,6 +47,13 @@ def history() -> Response:
     return jsonify({"games": records.past_games(_rows(_limit(50, 1000)))})
 
 
+@bp.get("/api/v1/history.csv")
+def history_csv() -> Response:
+    """Every game as CSV (one line per player), to keep or open in a spreadsheet."""
+    return Response(records.history_csv(_rows()), mimetype="text/csv",
+                    headers={"Content-Disposition": 'attachment; filename="potionpi-history.csv"'})
+
+
 @bp.get("/api/v1/stats")
 def stats() -> Response:
     """Per player and game: plays, wins, win rate (finished games only)."""

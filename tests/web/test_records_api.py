@@ -91,3 +91,30 @@ def test_every_game_has_a_rules_quick_reference(client):
         ref = client.get(f"/api/v1/games/{game['id']}/quickref").get_json()
         assert ref["name"] == game["name"] and len(ref["turn"]) >= 3 and ref["scoring"]
     assert client.get("/api/v1/games/chess/quickref").status_code == 404
+
+
+def test_all_games_as_csv_from_the_tablet_and_the_cli(client, store, tmp_path, capsys):
+    import csv
+    import io
+    import shutil
+
+    from controller.cli import main
+    start(client, "zauberwald", ["Julie", "Linus"], seed=9)
+    first = play_to_end(client, ("turn", "floor_turned", "end_search", "basket", "return_ingredients", "choose_tile"))
+    response = client.get("/api/v1/history.csv")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    assert "attachment" in response.headers["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    assert [r["player"] for r in rows] == ["Julie", "Linus"]
+    winner = first["players"][first["outcome"]["winners"][0]]
+    assert {r["player"]: r["winner"] for r in rows}[winner] == "yes"
+    assert {r["player"]: r["place"] for r in rows}[winner] == "1"
+    assert rows[0]["game"] == "Im großen Zauberwald" and rows[0]["status"] == "finished"
+    assert rows[0]["score"].startswith("potions=")
+    # the CLI writes the same from the daemon's data folder
+    data = tmp_path / "data"
+    data.mkdir()
+    store.close()
+    shutil.copy(store.path, data / "potionpi.sqlite3")
+    assert main(["history", "--csv", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out == response.get_data(as_text=True)

@@ -76,7 +76,9 @@ async function drawHistory(body) {
         el("td", {}, g.winners.join(" and ")), el("td.num", {}, g.minutes === null ? "–" : String(g.minutes))))))
       : el("p", {}, "No finished game yet. Games end up here with their winners."),
     games.length > finished.length
-      ? el("p.sheet-hint", {}, `${games.length - finished.length} game(s) not finished (running, or replaced by a new game).`) : null);
+      ? el("p.sheet-hint", {}, `${games.length - finished.length} game(s) not finished (running, or replaced by a new game).`) : null,
+    el("div.export-links", {}, el("a.big-button.quiet", { href: "/api/v1/history.csv", download: "potionpi-history.csv",
+      id: "export-csv" }, "Download all games (CSV)")));
 }
 
 async function drawPlayers(body) {
