@@ -156,3 +156,42 @@ def test_a_helper_left_open_closes_when_another_tablet_starts_a_new_game(live_ta
     page.wait_for_function("id => document.body.dataset.game === id", arg=str(session["id"]))
     assert page.locator("#zc-modal").is_hidden()
     assert "lay-down helper" not in page.locator("body").inner_text()
+
+
+def test_zaubercocktail_scrolls_at_1024x768_even_after_zauberwald_was_played(live_table, page_on, output_dir):
+    """A game's stylesheet stays loaded after its game: it must not stop the next one scrolling."""
+    session = start(live_table, "zauberwald", ["Julie", "Linus"])
+    page = page_on(live_table.url, (1024, 768))
+    drawn(page, session)
+    session = start(live_table, "zaubercocktail",
+                    ["Annabelle", "Benjamin", "Charlotte", "Dominik", "Emilia", "Friedrich", "Gabriele"])
+    # the results of round 2, with round 1 under "Earlier rounds": taller than the screen
+    import random
+    from tests.e2e.test_size_matrix_browser import play
+    session = play(live_table.table, random.Random(2),
+                   lambda s: s["state"]["phase"] == "scored" and len(s["state"]["history"]) >= 1,
+                   prefer=("reveal", "drop_out", "lay_down", "reveal_entries"), avoid=("undo", "false_trader"))
+    drawn(page, session)
+    view = page.evaluate("""() => { const v = document.querySelector('#game-view');
+        return [getComputedStyle(v).overflowY, v.scrollHeight, v.clientHeight]; }""")
+    assert view[0] == "auto" and view[1] > view[2], view
+    # scrolled to the end, "Earlier rounds" and the target field are on the screen
+    page.evaluate("() => { const v = document.querySelector('#game-view'); v.scrollTop = v.scrollHeight; }")
+    for selector in (".zc-history summary", ".zc-target"):
+        box = page.locator(selector).bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 768, (selector, box)
+    page.screenshot(path=str(output_dir / "scrolled_to_the_end.png"))
+
+
+def test_turning_the_cauldron_always_says_what_came_of_it(live_table, page_on):
+    from tests.e2e.test_tablet_browser import enter_pin
+    session = start(live_table, "mirakel-mix", ["Ann", "Ben"], seed=3)
+    page = page_on(live_table.url, (1280, 800))
+    drawn(page, session)
+    page.locator("#sim-turn").tap()
+    enter_pin(page)
+    toast = page.locator(".toast", has_text="The cauldron turned")
+    toast.wait_for()
+    text = toast.inner_text()
+    fell = live_table.table.session()["version"] > session["version"]
+    assert ("a drop fell" in text) if fell else ("no drop fell" in text)
