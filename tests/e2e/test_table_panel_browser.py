@@ -195,3 +195,18 @@ def test_turning_the_cauldron_always_says_what_came_of_it(live_table, page_on):
     text = toast.inner_text()
     fell = live_table.table.session()["version"] > session["version"]
     assert ("a drop fell" in text) if fell else ("no drop fell" in text)
+
+
+def test_games_cue_their_own_moments_a_drop_and_a_stop(live_table, page_on):
+    session = start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    page = page_on(live_table.url, (1024, 768))
+    drawn(page, session)
+    page.wait_for_timeout(500)                         # past the moment of the first cue
+    drawn(page, act(live_table, {"type": "false_trader", "seat": 2}))      # "Stop!" from another tablet
+    page.wait_for_function("() => document.body.dataset.lastCue === 'shout'")
+    session = start(live_table, "mirakel-mix", ["Ann", "Ben"], seed=3)
+    drawn(page, session)
+    page.wait_for_timeout(500)
+    drop = next(a for a in session["legal_actions"] if a["type"] == "drop")
+    live_table.table.sensor(drop)                       # the drop sensor saw one
+    page.wait_for_function("() => document.body.dataset.lastCue === 'drop'")

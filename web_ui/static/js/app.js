@@ -93,7 +93,7 @@ async function drawGame(session) {
   document.body.dataset.game = String(session.id);
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.state?.prompt || "";
-  mod.render(root, session, { perform, choose, send, toast, el, names: session.players || [],
+  mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null });
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);

@@ -50,6 +50,7 @@ export function render(root, session, ctx) {
   renderTable(session, { perform: ctx.perform, choose: ctx.choose, names: ctx.names, simulated: ctx.simulated });
   renderPicker(session.outcome ? [] : sortActions(session.legal_actions || []).name, ctx.perform, state.colours || []);
   if (newDrop) {
+    ctx.cue?.("drop");
     const big = $("#drop-big");
     big?.classList.remove("fresh");
     void big?.offsetWidth;       // restart the animation

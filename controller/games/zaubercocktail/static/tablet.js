@@ -11,6 +11,7 @@ const ROW = 13;                 // fields per row of the drawn path (3 rows for 
 let cards = null;               // recipe card faces (physical deck), fetched once
 let last = null;                // the last render's arguments, to redraw when cards arrive
 let lastGame = null;
+let falseTrades = null;         // "round:count" of false trades drawn last, to cue a new "Stop!"
 
 export function render(root, session, ctx) {
   last = [root, session, ctx];
@@ -19,7 +20,12 @@ export function render(root, session, ctx) {
   const marks = playerMarks(names);
   const legal = session.legal_actions || [];
   document.body.dataset.phase = view.phase;
-  if (lastGame !== session.id) { lastGame = session.id; closeModal(); }
+  if (lastGame !== session.id) { lastGame = session.id; closeModal(); falseTrades = null; }
+  // a "Stop!" (false trade) just tapped, here or on another tablet: everyone hears it
+  const trades = `${view.round?.number}:${view.round?.false_traders?.length ?? 0}`;
+  if (falseTrades !== null && trades !== falseTrades && trades.split(":")[0] === falseTrades.split(":")[0]
+      && Number(trades.split(":")[1]) > Number(falseTrades.split(":")[1])) ctx.cue?.("shout");
+  falseTrades = trades;
   syncEntry(session);
   if (modalKind() === "helper" && view.phase === "over") closeModal();
 
