@@ -29,7 +29,7 @@ def _rows(limit: int = 100_000) -> list[dict]:
 
 @bp.get("/api/v1/session/log")
 def session_log() -> Response:
-    """The running game's actions in words, newest first, undo marked."""
+    """The running game's actions in words, newest first (``limit``, default 200), undo marked."""
     session = ctx().table.session()
     if session is None:
         raise ApiError(404, "no game is running, so there is no log")
@@ -38,7 +38,9 @@ def session_log() -> Response:
     if game is None:
         raise ApiError(404, "this game is not in the table's history")
     entries = _book.entries(game, store.actions(game["id"]))
-    return jsonify({"game": game["id"], "version": session["version"], "entries": entries})
+    limit = _limit(200, 10_000)           # the newest; a long game has thousands
+    return jsonify({"game": game["id"], "version": session["version"], "total": len(entries),
+                    "entries": entries[:limit]})
 
 
 @bp.get("/api/v1/history")

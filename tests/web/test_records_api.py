@@ -118,3 +118,13 @@ def test_all_games_as_csv_from_the_tablet_and_the_cli(client, store, tmp_path, c
     shutil.copy(store.path, data / "potionpi.sqlite3")
     assert main(["history", "--csv", "--data-dir", str(data)]) == 0
     assert capsys.readouterr().out == response.get_data(as_text=True)
+
+
+def test_the_log_sends_the_newest_entries_up_to_the_limit(client):
+    start(client, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    act(client, {"type": "reveal"})
+    for seat in range(3):
+        act(client, {"type": "false_trader", "seat": seat})
+    body = client.get("/api/v1/session/log?limit=2").get_json()
+    assert body["total"] == 4 and [e["version"] for e in body["entries"]] == [4, 3]
+    assert client.get("/api/v1/session/log?limit=abc").status_code == 400

@@ -60,7 +60,8 @@ async function drawLog(body) {
       el(`li.log-item${e.undone ? ".undone" : ""}${e.undo ? ".undo" : ""}${e.source === "sensor" ? ".sensor" : ""}`,
         { dataset: { version: String(e.version) } },
         el("span.log-time", {}, clock(e.at)), el("span.log-text", {}, e.text))))
-      : el("p", {}, "Nothing has happened yet in this game."));
+      : el("p", {}, "Nothing has happened yet in this game."),
+    log.total > log.entries.length ? el("p.sheet-hint", {}, `The newest ${log.entries.length} of ${log.total}.`) : null);
 }
 
 async function drawHistory(body) {
