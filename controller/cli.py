@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="list past games with their winners")
     common(hist)
     hist.add_argument("--limit", type=int, default=20, help="how many games (default 20)")
+    hist.add_argument("--csv", action="store_true",
+                      help="every game as CSV, one line per player (as the tablet's History export)")
 
     export = sub.add_parser("export", help="write every game and its action log as JSON")
     common(export)
@@ -304,6 +306,10 @@ def _open_store(args):
 def cmd_history(args) -> int:
     store = _open_store(args)
     try:
+        if args.csv:
+            from .records import history_csv
+            sys.stdout.write(history_csv(store.history(limit=1_000_000)))
+            return EXIT_OK
         for g in store.history(args.limit):
             winners = ""
             if g["outcome"] and g["outcome"].get("winners") is not None:

@@ -329,6 +329,13 @@ class Game:
         if len({p.strip().casefold() for p in players}) != len(players):
             raise BadSetup("every player needs a different name")
 
+    def actor(self, state: State, action: Action) -> int | None:
+        """The seat of the player who takes ``action`` in ``state``, for the game log
+        ("Ben put a disk on…"): the action's own seat if it names one. A game whose
+        actions name no seat (the player whose turn it is acts) says so by overriding."""
+        seat = action.get("seat")
+        return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+
     def seat_of(self, state: State, action: Action, key: str = "seat") -> int:
         """The seat an action names; InvalidAction unless it is a seat at this table."""
         seat = action.get(key)

@@ -826,7 +826,11 @@ def test_random_rounds_keep_stones_on_the_path_and_move_the_right_players(data):
                 state = act(state, type="drop_out", seat=order[len(state["round"]["dropouts"])])
         for seat in range(n):
             cards, black = data.draw(lay_downs())
-            state = act(state, type="lay_down", seat=seat, cards=cards, black=black)
+            try:
+                state = act(state, type="lay_down", seat=seat, cards=cards, black=black)
+            except IllegalAction as refused:       # more cards than the deck has: lays nothing
+                assert "cannot exist" in str(refused)
+                state = act(state, type="lay_down", seat=seat, cards={}, black={})
         public = GAME.view(state)
         assert public["round"]["entries"] == [None] * n and public["round"]["order"] is None
         for seat in range(n):
@@ -904,3 +908,43 @@ def test_a_broken_data_file_is_named():
     del data["dropouts"]["ring_best"]["6"]
     with pytest.raises(BadSetup, match="ring_best needs a value for 6 players"):
         Zaubercocktail(data)
+
+
+# --- card conservation: lay-downs that cannot exist are refused ---------------------------------
+def test_lay_downs_beyond_the_decks_cards_are_refused_with_the_count():
+    """27 Blue Schlums exist: three players laying 7 and a fourth 7 more (28) cannot be."""
+    state = to_laying(new_game(5), (0, 1, 2))
+    for seat in range(3):
+        state = act(state, type="lay_down", seat=seat, cards={"blue_schlums": 7}, black={})
+    with pytest.raises(IllegalAction, match=r"only 27 Blue Schlums cards.*7 more cannot exist") as refused:
+        act(state, type="lay_down", seat=3, cards={"blue_schlums": 7}, black={})
+    # the others' hidden counts are not told (only that together they are too many)
+    assert "21" not in str(refused.value)
+    # the listed lay-downs offer only what the deck still has, and each of them is taken
+    offered = [a["cards"].get("blue_schlums") for a in GAME.legal_actions(state)
+               if a["type"] == "lay_down" and a["seat"] == 3]
+    assert 6 in offered and 7 not in offered
+    # six is exactly the rest of the deck: taken
+    state = act(state, type="lay_down", seat=3, cards={"blue_schlums": 6}, black={})
+    assert state["round"]["entries"][3]["cards"] == {"blue_schlums": 6}
+
+
+def test_a_player_changing_their_own_entry_is_not_counted_twice():
+    state = to_laying(new_game(4), (0, 1))
+    state = act(state, type="lay_down", seat=0, cards={"blue_schlums": 7}, black={})
+    state = act(state, type="lay_down", seat=1, cards={"blue_schlums": 7}, black={})
+    state = act(state, type="lay_down", seat=2, cards={"blue_schlums": 7}, black={})
+    state = act(state, type="lay_down", seat=2, cards={"blue_schlums": 6}, black={})   # seat 2 corrects
+    assert state["round"]["entries"][2]["cards"] == {"blue_schlums": 6}
+
+
+def test_more_black_somethings_than_the_game_has_are_refused():
+    state = to_laying(new_game(5), (0, 1, 2))
+    state = act(state, type="lay_down", seat=0, cards={"blue_schlums": 2}, black={"blue_schlums": 2})
+    state = act(state, type="lay_down", seat=1, cards={"greenwurz": 2}, black={"greenwurz": 2})
+    with pytest.raises(IllegalAction, match="only 4 Black Somethings"):
+        act(state, type="lay_down", seat=2, cards={"lead_earth": 2}, black={"lead_earth": 1})
+    before = copy.deepcopy(state)
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, {"type": "lay_down", "seat": 2, "cards": {"lead_earth": 2}, "black": {"lead_earth": 1}})
+    assert state == before                      # refused: nothing changed

@@ -735,6 +735,15 @@ class MirakelMix(MovementRules, Game):
             v["coach"] = coach.advise(self, s)
         return v
 
+    def actor(self, state: State, action: Action) -> int | None:
+        """The mover while apprentices move, else the player whose turn it is (drops and
+        bowls are the active player's; a sensor fault or a warning belongs to nobody)."""
+        if action.get("type") in ("sensor_fault", "dismiss_warning", "fix_drop"):
+            return None
+        if state.get("movement"):
+            return int(state["movement"]["queue"][0]["seat"])
+        return int(state["active"])
+
     def _movement_text(self, s: State) -> str:
         seat = s["movement"]["queue"][0]["seat"]
         left = self.steps_left(s)

@@ -157,10 +157,10 @@ class Zaubercocktail(Game):
         elif phase == "trading":
             actions += [{"type": "drop_out", "seat": s} for s in seats if s not in rnd["dropouts"]]
             for s in rnd["dropouts"]:
-                actions += self._sample_lay_downs(s)
+                actions += self._sample_lay_downs(state, s)
         elif phase == "laying":
             for s in seats:
-                actions += self._sample_lay_downs(s)
+                actions += self._sample_lay_downs(state, s)
             if all(e is not None for e in rnd["entries"]):
                 actions.append({"type": "reveal_entries"})
         elif phase == "tiebreak":
@@ -172,11 +172,14 @@ class Zaubercocktail(Game):
             actions.append({"type": "undo"})
         return actions
 
-    def _sample_lay_downs(self, seat: int) -> list[Action]:
+    def _sample_lay_downs(self, state: State, seat: int) -> list[Action]:
         out: list[Action] = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
         least = self.data["scoring"]["min_per_kind"]
+        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
         for kid, kind in self.kinds.items():
-            for n in range(least, min(kind["most"], kind["cards"]) + 1):
+            # only what the deck still has beside the others' entries (card conservation)
+            left = kind["cards"] - sum(e["cards"].get(kid, 0) for e in others)
+            for n in range(least, min(kind["most"], left) + 1):
                 out.append({"type": "lay_down", "seat": seat, "cards": {kid: n}, "black": {}})
         return out
 
@@ -244,8 +247,31 @@ class Zaubercocktail(Game):
         elif state["phase"] != "laying":
             raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
         sets = laydown.check_lay_down(action.get("cards"), action.get("black"), self.data)
+        self._check_deck(state, seat, sets)
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
+
+    def _check_deck(self, state: State, seat: int, sets: list[laydown.Set]) -> None:
+        """Card conservation: this lay-down and the others entered this round together
+        never use more cards of a kind (or Black Somethings) than the game has."""
+        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
+        for st in sets:
+            kind = self.kinds[st["kind"]]
+            used = sum(e["cards"].get(st["kind"], 0) for e in others)
+            if st["natural"] + used > kind["cards"]:
+                # the others' counts stay hidden: only that together they are too many
+                raise IllegalAction(
+                    f"The game has only {kind['cards']} {kind['name']} cards: with the lay-downs "
+                    f"already entered this round, {st['natural']} more cannot exist. Count the cards "
+                    "again (someone may have entered too many)")
+        joker = self.data["black_something"]
+        black = sum(st["black"] for st in sets)
+        used = sum(sum(e["black"].values()) for e in others)
+        if black and black + used > joker["cards"]:
+            raise IllegalAction(
+                f"The game has only {joker['cards']} {joker['name']}s: with the lay-downs already "
+                f"entered this round, {black} more cannot exist. Count the cards again (someone "
+                "may have entered too many)")
 
     def _do_reveal_entries(self, state: State, action: Action) -> None:
         rnd = state["round"]

@@ -2,7 +2,9 @@
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
 import { $, el, toast, keepAwake, noticeToast } from "./ui.js";
-import { ApiError, follow, postJSON } from "./net.js";
+import { ApiError, follow, getJSON, postJSON } from "./net.js";
+import { cue } from "./cues.js";
+import { setupSheet, sheetSeen } from "./sheet.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
@@ -16,8 +18,19 @@ function accept(session) {
   if (!session) return;
   if (current && session.id === current.id && session.version <= current.version) return;
   if (current && session.id < current.id) return;            // a late answer about an old game
+  const before = current;
   current = session;
   draw();
+  sheetSeen(session);
+  cueFor(before, session);
+}
+
+/** Sound/buzz when there is something new to do (the prompt changed) or the game ended;
+ *  never for the first drawing of a page, nor for a tap on this tablet (the tapper knows). */
+function cueFor(before, after) {
+  if (!before || before.id !== after.id || busy) return;
+  if (after.outcome && !before.outcome) cue("over");
+  else if ((after.state?.prompt || "") !== (before.state?.prompt || "")) cue("next");
 }
 
 function draw() {
@@ -48,7 +61,12 @@ function loadGame(id) {
     const styled = new Promise((resolve) => { css.onload = css.onerror = resolve; });
     document.head.append(css);
     gameModules.set(id, Promise.all([import(`/games/${encodeURIComponent(id)}/tablet.js`), styled])
-      .then(([mod]) => mod));
+      .then(([mod]) => mod)
+      .catch((err) => {             // e.g. the Wi-Fi dropped mid-load: try again on the next draw
+        gameModules.delete(id);
+        css.remove();
+        throw err;
+      }));
   }
   return gameModules.get(id);
 }
@@ -59,13 +77,18 @@ async function drawGame(session) {
   try {
     mod = await loadGame(session.game);
   } catch (err) {
-    console.error(err);
+    // not reached (offline) or broken: say so; the game is drawn again when the link is back
+    console.warn("game not loaded", err);
     root.hidden = false;
-    root.replaceChildren(el("p.form-error", {}, "This tablet cannot draw this game. Reload the page."));
+    root.dataset.game = "";
+    root.replaceChildren(el("p.form-error", {}, "This tablet could not load this game yet. " +
+      "It tries again when the table is back; if it stays like this, reload the page."));
     return;
   }
   if (current !== session || showingStart) return;     // a newer session or the start screen came first
   if (root.dataset.game !== session.game) {            // another game drew here: start afresh
+    // a game's own dialogs (e.g. a private helper) live outside the root: close them
+    document.querySelectorAll("body > .modal:not(#pinpad):not(#choice)").forEach((m) => { m.hidden = true; m.replaceChildren(); });
     root.replaceChildren();
     root.className = "game-view";
     root.dataset.game = session.game;
@@ -78,7 +101,7 @@ async function drawGame(session) {
   document.body.dataset.game = String(session.id);
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.state?.prompt || "";
-  mod.render(root, session, { perform, choose, send, toast, el, names: session.players || [],
+  mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null });
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
@@ -161,6 +184,26 @@ function showStart() {
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)."
     : (!current && boot.damaged ? boot.damaged.message.replace(/^./, (c) => c.toUpperCase()) + "." : "");
+  rememberPlayers();
+}
+
+/** Names from earlier games: suggestions in every name field and a tap-to-add row. */
+async function rememberPlayers() {
+  let names = [];
+  try { names = (await getJSON("/api/v1/players")).players; } catch (_) { return; }
+  $("#known-players").replaceChildren(...names.map((n) => el("option", { value: n })));
+  const row = $("#recent-players");
+  row.hidden = !names.length;
+  row.replaceChildren(el("span.recent-title", {}, "Played before:"), ...names.slice(0, 10).map((n) =>
+    el("button.recent-name", { type: "button", dataset: { name: n }, onclick: () => addPlayer(n) }, n)));
+}
+
+function addPlayer(name) {
+  const inputs = [...document.querySelectorAll('#name-fields .name-field:not([hidden]) input')];
+  if (inputs.some((i) => i.value.trim().toLowerCase() === name.toLowerCase())) return;
+  const free = inputs.find((i) => !i.value.trim());
+  if (free) free.value = name;
+  else $("#start-error").textContent = "Every seat has a name: clear one first.";
 }
 
 function openStart() {
@@ -213,11 +256,39 @@ async function startGame(event) {
 }
 
 // --- start-up ----------------------------------------------------------------------------
+// Not live for OFFLINE_AFTER ms: the cover goes over the whole board (a blink of
+// "connecting" while the stream reopens is not worth a cover).
+const OFFLINE_AFTER = 2500;
+let offlineTimer = null;
+let link = null;
+
 function setConnection(state) {
   const conn = $("#conn");
   conn.dataset.state = state;
   conn.querySelector(".conn-text").textContent =
     { live: "live", connecting: "connecting…", offline: "offline" }[state] || state;
+  if (state === "live") {
+    if ($("#game-view").dataset.game === "" && current && !showingStart) drawGame(current);   // a load that failed offline
+    clearTimeout(offlineTimer);
+    offlineTimer = null;
+    showOffline(false);
+  } else if (!offlineTimer && $("#offline").hidden) {
+    offlineTimer = setTimeout(() => { offlineTimer = null; showOffline(true); }, OFFLINE_AFTER);
+  }
+}
+
+function showOffline(down) {
+  $("#offline").hidden = !down;
+  document.body.dataset.conn = down ? "offline" : "live";
+  if (down) $("#btn-reconnect").focus();
+}
+
+/** --topbar-h: what the top bar takes (it wraps onto two lines on a phone). */
+function trackTopbar() {
+  const bar = document.querySelector(".topbar");
+  const set = () => document.documentElement.style.setProperty("--topbar-h", `${bar.offsetHeight}px`);
+  new ResizeObserver(set).observe(bar);
+  set();
 }
 
 function main() {
@@ -239,9 +310,12 @@ function main() {
   });
   accept(boot.session);
   if (!boot.session) draw();
-  follow("/api/v1/stream", {
+  trackTopbar();
+  setupSheet();
+  $("#btn-reconnect").addEventListener("click", () => link?.retry());
+  link = follow("/api/v1/stream", {
     onSession: accept,
-    onNotice: noticeToast,
+    onNotice: (notice) => { noticeToast(notice); cue("warn"); },
     onState: setConnection,
   });
   keepAwake();

@@ -21,10 +21,12 @@ export async function postJSON(url, payload = {}) {
       body: JSON.stringify(payload),
     });
   } catch (_) {
-    throw new ApiError(0, { error: "the table cannot be reached; check the Wi-Fi" });
+    // no answer at all (an answer, even 500, is never blamed on the network)
+    throw new ApiError(0, { error: "the table did not answer: it may be restarting, or this tablet is off its Wi-Fi" });
   }
   let body = null;
   try { body = await response.json(); } catch (_) { body = null; }
+  if (!response.ok && !body?.error) body = { ...(body || {}), error: `the table answered but could not do it (error ${response.status})` };
   if (!response.ok) throw new ApiError(response.status, body);
   return body;
 }
@@ -74,5 +76,8 @@ export function follow(url, { onSession, onNotice, onState }) {
     if (document.visibilityState === "visible" && source?.readyState === EventSource.CLOSED) open();
   });
   open();
-  return { close: () => { clearTimeout(timer); source?.close(); } };
+  return {
+    close: () => { clearTimeout(timer); source?.close(); },
+    retry: () => { source?.close(); open(); },
+  };
 }

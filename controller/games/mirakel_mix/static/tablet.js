@@ -10,7 +10,8 @@ let drawn = null;            // the session drawn last, to see a new drop fall
 /** The page's frame for this game, built once per root (ids are what view.js fills). */
 function skeleton(ctx) {
   const table = el("div.table-view", { id: "table-view" },
-    el("section.cave.panel", { id: "cave", "aria-label": "The cave", hidden: true }),
+    // focusable: on a phone the cave scrolls sideways, and a keyboard must reach it too
+    el("section.cave.panel", { id: "cave", "aria-label": "The cave", tabindex: "0", hidden: true }),
     el("section.lab", { id: "lab", "aria-label": "The mixing flask lab" }),
     el("aside.side", { "aria-label": "This turn" },
       el("div.moves.panel", { id: "moves", "aria-label": "Where the mover may go", hidden: true }),
@@ -49,6 +50,7 @@ export function render(root, session, ctx) {
   renderTable(session, { perform: ctx.perform, choose: ctx.choose, names: ctx.names, simulated: ctx.simulated });
   renderPicker(session.outcome ? [] : sortActions(session.legal_actions || []).name, ctx.perform, state.colours || []);
   if (newDrop) {
+    ctx.cue?.("drop");
     const big = $("#drop-big");
     big?.classList.remove("fresh");
     void big?.offsetWidth;       // restart the animation

@@ -323,7 +323,7 @@ function renderPlayers(session, view, marks) {
       el("div.player-info", {},
         el("div.player-line", {}, el("span.player-name", {}, p.name),
           p.disks_left !== undefined ? el("span.disks-left", { title: "disks left" }, `${p.disks_left} disks`) : null),
-        kinds.length ? el("div.player-cards", { "aria-label": `${p.name}'s potion cards` },
+        kinds.length ? el("div.player-cards", { role: "group", "aria-label": `${p.name}'s potion cards` },
           kinds.map((k) => cardChip(k, cards[k] || 0))) : null));
   }));
 }

@@ -17,6 +17,7 @@ export function openModal(kind, content, { closed } = {}) {
   closeModal();
   const modal = host();
   modal.dataset.kind = kind;
+  modal.setAttribute("aria-label", { entry: "Lay-down entry", helper: "Lay-down helper" }[kind] || "Zaubercocktail");
   modal.replaceChildren(el("div.modal-box.zc-box", {}, content));
   modal.hidden = false;
   onClose = closed || null;

@@ -11,6 +11,7 @@ const ROW = 13;                 // fields per row of the drawn path (3 rows for 
 let cards = null;               // recipe card faces (physical deck), fetched once
 let last = null;                // the last render's arguments, to redraw when cards arrive
 let lastGame = null;
+let falseTrades = null;         // "round:count" of false trades drawn last, to cue a new "Stop!"
 
 export function render(root, session, ctx) {
   last = [root, session, ctx];
@@ -19,7 +20,12 @@ export function render(root, session, ctx) {
   const marks = playerMarks(names);
   const legal = session.legal_actions || [];
   document.body.dataset.phase = view.phase;
-  if (lastGame !== session.id) { lastGame = session.id; closeModal(); }
+  if (lastGame !== session.id) { lastGame = session.id; closeModal(); falseTrades = null; }
+  // a "Stop!" (false trade) just tapped, here or on another tablet: everyone hears it
+  const trades = `${view.round?.number}:${view.round?.false_traders?.length ?? 0}`;
+  if (falseTrades !== null && trades !== falseTrades && trades.split(":")[0] === falseTrades.split(":")[0]
+      && Number(trades.split(":")[1]) > Number(falseTrades.split(":")[1])) ctx.cue?.("shout");
+  falseTrades = trades;
   syncEntry(session);
   if (modalKind() === "helper" && view.phase === "over") closeModal();
 
@@ -33,6 +39,7 @@ export function render(root, session, ctx) {
   fill(root,
     el("div.zc-top", {}, roundBox(helpers), recipeBox(helpers), boardBox(helpers), undoBox(helpers)),
     actionBar(helpers),
+    view.phase === "over" ? standingsBox(helpers) : null,
     results ? [results, pathBox(helpers)] : [pathBox(helpers), playersBox(helpers)],
     historyBox(helpers));
 }
@@ -139,7 +146,7 @@ function actionBar(h) {
   if (view.phase === "trading") {
     const left = view.round.stones_to_end - view.round.goblet.length - (view.round.ring === null ? 0 : 1);
     fill(bar, el("p.zc-say", {}, view.round.ring === null
-      ? "Trade! Tap “Stops trading” for the first player who stops: their magic stone goes in the ring."
+      ? "Trade! Tap “Done trading ○” for the first player who stops: their magic stone goes in the ring."
       : `Trading goes on. ${left} more stop${left === 1 ? "s" : ""} and the round ends (goblet).`));
     return bar;
   }
@@ -226,14 +233,14 @@ function playersBox(h) {
         el("div.zc-player-state", {}, status,
           p.entered && view.phase !== "scored" ? el("span.zc-status.entered", {}, "✓ entered (hidden)") : null),
         drop ? el("button.big-button.zc-drop", { type: "button", dataset: { action: "drop_out", seat: String(p.seat) },
-          onclick: () => ctx.perform(drop) }, dropouts.length ? "Stops ▽" : "Stops ○") : null,
+          onclick: () => ctx.perform(drop) }, dropouts.length ? "Done trading ▽" : "Done trading ○") : null,
         enter ? el(`button.big-button.zc-enter${p.entered ? ".done" : ".go"}`, { type: "button",
           dataset: { action: "enter", seat: String(p.seat) },
           onclick: () => openEntry(session, p.seat, ctx, stone(p.seat, "big")) },
           p.entered ? "Change entry" : "Enter lay-down") : null,
         el("div.zc-player-tools", {},
           stop ? el("button.zc-tool.zc-stop", { type: "button", dataset: { action: "false_trader", seat: String(p.seat) },
-            title: `${p.name} traded falsely: one field back`, onclick: () => ctx.perform(stop) }, "Stop! −1") : null,
+            title: `${p.name} traded falsely: one field back`, onclick: () => ctx.perform(stop) }, "False trade −1") : null,
           view.phase !== "over" ? el("button.zc-tool.zc-help", { type: "button", dataset: { action: "helper", seat: String(p.seat) },
             title: `${p.name}'s private lay-down helper`, onclick: () => openHelper(session, p.seat, ctx, stone(p.seat, "big")) },
             "Helper") : null));
@@ -257,7 +264,7 @@ export function resultsBox(h, results, rnd) {
   const { view, legal, ctx, stone } = h;
   const kindNames = Object.fromEntries([...view.kinds, view.black_something].map((k) => [k.id, k.name]));
   const rows = [...results].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
-  return el("section.zc-results.panel", { "aria-label": "Results of the round" },
+  return el("section.zc-results.panel", { "aria-label": "Results of the round", tabindex: "0" },
     el("div.zc-results-title", {}, `Round ${rnd.number} – ${rnd.recipe?.name || ""}`),
     el("table.zc-results-table", {},
       el("thead", {}, el("tr", {}, ["Place", "Player", "Laid down", "Points", "Moves", "Field"].map((t) => el("th", {}, t)))),
@@ -277,6 +284,24 @@ export function resultsBox(h, results, rnd) {
             stop && view.phase !== "over" ? el("button.zc-tool.zc-stop", { type: "button", title: `${r.name} traded falsely: one field back`,
               dataset: { action: "false_trader", seat: String(r.seat) }, onclick: () => ctx.perform(stop) }, "−1") : null));
       }))));
+}
+
+/** The end: every player's overall place, from the engine's ranking (furthest stone first;
+ *  the rulebook has no further tie-break, so stones level share a place). */
+function standingsBox({ session, stone }) {
+  const ranking = session.outcome?.ranking || [];
+  const best = ranking[0]?.score ?? 0;
+  const shared = (place) => ranking.filter((r) => r.place === place).length > 1;
+  return el("section.zc-standings.panel", { id: "zc-standings", "aria-label": "Final standings" },
+    el("h2.zc-results-title", {}, "Final standings"),
+    el("ol.zc-standings-list", {}, ranking.map((r) => el(`li.zc-standing${r.place === 1 ? ".won" : ""}`,
+      { dataset: { seat: String(r.seat), place: String(r.place) } },
+      el("span.zc-rank", {}, `${r.place}${shared(r.place) ? "=" : "."}`),
+      stone(r.seat), el("span.zc-standing-name", {}, session.players[r.seat]),
+      el("span.zc-standing-field", {}, `field ${r.score}`),
+      el("span.zc-standing-gap", {}, r.score === best ? (shared(r.place) ? "shares the win" : "winner")
+        : `${best - r.score} behind`)))),
+    el("p.zc-hint", {}, "Stones level on the path share a place: the rulebook has no further tie-break."));
 }
 
 /** After scoring (and at the end) the results replace the players' buttons. */

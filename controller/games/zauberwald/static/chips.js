@@ -60,10 +60,10 @@ export function chipGrid(counts, { onChange, max = () => Infinity, limit = Infin
     return el("div.zw-cell", { dataset: { colour: c.id } },
       el("button.zw-add", {
         type: "button", style: `background:${c.hex};color:${c.ink}`, disabled: full,
-        "aria-label": `add one ${c.id}`, dataset: { colour: c.id },
+        "aria-label": `add one ${c.id} (${n} in the basket)`, dataset: { colour: c.id },
         onclick: () => { counts[c.id] = n + 1; onChange(); },
       }, el("span.zw-letter", {}, c.letter), el("span.zw-word", {}, c.id),
-      el("span.zw-count", { "aria-label": `${n} ${c.id}` }, n ? `×${n}` : "")),
+      el("span.zw-count", {}, n ? `×${n}` : "")),
       el("button.zw-minus", {
         type: "button", disabled: !n, "aria-label": `take one ${c.id} away`, dataset: { colour: c.id },
         onclick: () => { counts[c.id] = Math.max(0, n - 1); if (!counts[c.id]) delete counts[c.id]; onChange(); },

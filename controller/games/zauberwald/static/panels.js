@@ -93,7 +93,7 @@ export function resultsPanel(state, names) {
     : state.last_round ? { title: `Round ${state.last_round.round_number}: the baskets`, results: state.last_round.results }
       : null;
   if (!source || !source.results.length) return null;
-  return el("section.zw-results.panel", { id: "zw-results", "aria-label": "Basket results" },
+  return el("section.zw-results.panel", { id: "zw-results", "aria-label": "Basket results", tabindex: "0" },
     el("div.panel-title", {}, source.title),
     el("ul.zw-result-list", {}, source.results.map((r) => resultItem(r, names))));
 }

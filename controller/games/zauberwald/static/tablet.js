@@ -374,6 +374,13 @@ function stageCards(state, session, ctx, names) {
 }
 
 // --- over ----------------------------------------------------------------------------------------
+/** [player, place, shared] best first: the outcome's ranking where there is one. */
+function ranked(players, outcome) {
+  const ranking = outcome.ranking || [];
+  if (!ranking.length) return players.map((p) => [p, null, false]);
+  return ranking.map((r) => [players[r.seat], r.place, ranking.filter((x) => x.place === r.place).length > 1])
+    .filter(([p]) => p);
+}
 function stageOver(state, session, ctx, names) {
   const outcome = session.outcome || state.result || { winners: [], scores: { potions: [], ingredients_on_card: [] } };
   const winners = outcome.winners.map((s) => names[s]);
@@ -388,12 +395,16 @@ function stageOver(state, session, ctx, names) {
     body: [
       el("h2.zw-title.zw-winner", { id: "zw-winner" }, `★ ${who}! ★`),
       el("p.zw-why", {}, how),
-      el("table.zw-scores", {},
-        el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Potions"), el("th", {}, "On the card"))),
-        el("tbody", {}, state.players.map((p) => el(`tr${outcome.winners.includes(p.seat) ? ".won" : ""}`, {},
+      el("div.zw-scores-wrap", { tabindex: "0", role: "region", "aria-label": "Scores" }, el("table.zw-scores", {},
+        el("thead", {}, el("tr", {}, el("th", {}, "Place"), el("th", {}, "Player"), el("th", {}, "Potions"),
+          el("th", {}, "On the card"))),
+        // best first, from the engine's ranking (potions, then ingredients on the card)
+        el("tbody", {}, ranked(state.players, outcome).map(([p, place, shared]) => el(`tr${outcome.winners.includes(p.seat) ? ".won" : ""}`,
+          { dataset: { seat: String(p.seat), place: String(place) } },
+          el("td.zw-place", {}, place ? `${place}${shared ? "=" : "."}` : "–"),
           el("td", {}, seatToken(p.seat, names), ` ${p.name}`),
           el("td", {}, String(outcome.scores.potions[p.seat] ?? p.potions)),
-          el("td", {}, String(outcome.scores.ingredients_on_card[p.seat] ?? 0)))))),
+          el("td", {}, String(outcome.scores.ingredients_on_card[p.seat] ?? 0))))))),
       el("button.big-button.go", { type: "button",
         onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
     ],

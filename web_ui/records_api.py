@@ -1,0 +1,82 @@
+"""The table's records for the tablet: the running game's log in words, past games,
+per-player statistics, remembered names and each game's rules quick reference.
+All read from the store (they survive restarts); reading needs no PIN, like watching.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, request
+
+from controller import games, records
+from controller.games.base import load_data
+
+from . import ctx
+from .errors import ApiError
+
+bp = Blueprint("records", __name__)
+_book = records.LogBook()          # one per process: replays each game once, then only news
+
+
+def _limit(default: int, most: int) -> int:
+    raw = request.args.get("limit", str(default))
+    if not raw.isdigit() or not 1 <= int(raw) <= most:
+        raise ApiError(400, f'"limit" must be a whole number from 1 to {most}')
+    return int(raw)
+
+
+def _rows(limit: int = 100_000) -> list[dict]:
+    return ctx().table.store.history(limit)
+
+
+@bp.get("/api/v1/session/log")
+def session_log() -> Response:
+    """The running game's actions in words, newest first (``limit``, default 200), undo marked."""
+    session = ctx().table.session()
+    if session is None:
+        raise ApiError(404, "no game is running, so there is no log")
+    store = ctx().table.store
+    game = next((g for g in store.history(5) if g["id"] == session["id"]), None)
+    if game is None:
+        raise ApiError(404, "this game is not in the table's history")
+    entries = _book.entries(game, store.actions(game["id"]))
+    limit = _limit(200, 10_000)           # the newest; a long game has thousands
+    return jsonify({"game": game["id"], "version": session["version"], "total": len(entries),
+                    "entries": entries[:limit]})
+
+
+@bp.get("/api/v1/history")
+def history() -> Response:
+    """Past games, newest first: players, winners, ranking, minutes played."""
+    return jsonify({"games": records.past_games(_rows(_limit(50, 1000)))})
+
+
+@bp.get("/api/v1/history.csv")
+def history_csv() -> Response:
+    """Every game as CSV (one line per player), to keep or open in a spreadsheet."""
+    return Response(records.history_csv(_rows()), mimetype="text/csv",
+                    headers={"Content-Disposition": 'attachment; filename="potionpi-history.csv"'})
+
+
+@bp.get("/api/v1/stats")
+def stats() -> Response:
+    """Per player and game: plays, wins, win rate (finished games only)."""
+    return jsonify({"players": records.player_stats(_rows())})
+
+
+@bp.get("/api/v1/players")
+def players() -> Response:
+    """Names from past games, most recent first, for the start form."""
+    return jsonify({"players": records.known_players(_rows(200))})
+
+
+@bp.get("/api/v1/games/<game_id>/quickref")
+def quickref(game_id: str) -> Response:
+    """A game's turn summary and scoring in a few lines (its plug-in's quickref.toml)."""
+    plugin = games.plugins().get(game_id)
+    if plugin is None:
+        raise ApiError(404, f'there is no game "{game_id}"')
+    try:
+        data = load_data(plugin.package, "quickref.toml")
+    except FileNotFoundError:
+        raise ApiError(404, f"{plugin.name} has no quick reference yet") from None
+    return jsonify({"game": game_id, "name": plugin.name,
+                    "turn": list(data.get("turn", [])), "scoring": list(data.get("scoring", []))})

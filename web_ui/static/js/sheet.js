@@ -1,0 +1,117 @@
+// The table's panel ("More" in the top bar): the game log, past games, players'
+// statistics, the rules quick reference and the cue switches. Everything comes from the
+// table (/api/v1/session/log, /history, /stats, /games/<id>/quickref), so it survives restarts.
+import { $, el, fill } from "./ui.js";
+import { getJSON } from "./net.js";
+import { cueSettings, setCue } from "./cues.js";
+
+let tab = "log";
+let session = null;
+
+const TABS = { log: drawLog, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
+
+export function setupSheet() {
+  $("#btn-more").addEventListener("click", () => open(tab));
+  $("#sheet-close").addEventListener("click", close);
+  document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => open(b.dataset.tab)));
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !$("#sheet").hidden) close(); });
+}
+
+/** The table moved on: a log on screen shows the newest action. */
+export function sheetSeen(newest) {
+  const changed = newest?.id !== session?.id || newest?.version !== session?.version;
+  session = newest;
+  if (changed && !$("#sheet").hidden && tab === "log") draw();
+}
+
+function open(name) {
+  tab = name in TABS ? name : "log";
+  $("#sheet").hidden = false;
+  document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === tab)));
+  draw();
+}
+
+function close() {
+  $("#sheet").hidden = true;
+  $("#btn-more").focus();
+}
+
+async function draw() {
+  const body = $("#sheet-body");
+  body.dataset.tab = tab;
+  try {
+    await TABS[tab](body);
+  } catch (err) {
+    fill(body, el("p.form-error", {}, err.status === 404 ? sentence(err.message)
+      : "The table did not answer. Try again in a moment."));
+  }
+}
+
+const sentence = (s) => String(s || "").replace(/^./, (c) => c.toUpperCase()) + ".";
+const clock = (t) => new Date(t * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+const day = (t) => new Date(t * 1000).toLocaleDateString([], { day: "numeric", month: "short" });
+
+async function drawLog(body) {
+  const log = await getJSON("/api/v1/session/log");
+  if (tab !== "log") return;
+  fill(body,
+    el("p.sheet-hint", {}, "Newest first. Crossed out: taken back by an undo."),
+    log.entries.length ? el("ol.log-list", { id: "log-list" }, log.entries.map((e) =>
+      el(`li.log-item${e.undone ? ".undone" : ""}${e.undo ? ".undo" : ""}${e.source === "sensor" ? ".sensor" : ""}`,
+        { dataset: { version: String(e.version) } },
+        el("span.log-time", {}, clock(e.at)), el("span.log-text", {}, e.text))))
+      : el("p", {}, "Nothing has happened yet in this game."),
+    log.total > log.entries.length ? el("p.sheet-hint", {}, `The newest ${log.entries.length} of ${log.total}.`) : null);
+}
+
+async function drawHistory(body) {
+  const { games } = await getJSON("/api/v1/history?limit=50");
+  if (tab !== "history") return;
+  const finished = games.filter((g) => g.winners.length);
+  fill(body,
+    finished.length ? el("table.stats-table", { id: "history-table" },
+      el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Game"), el("th", {}, "Winner"),
+        el("th.num", {}, "Min"))),
+      el("tbody", {}, finished.map((g) => el("tr", { dataset: { game: String(g.id) } },
+        el("td", {}, day(g.started)), el("td", {}, g.name, el("br"), el("small", {}, g.players.join(", "))),
+        el("td", {}, g.winners.join(" and ")), el("td.num", {}, g.minutes === null ? "–" : String(g.minutes))))))
+      : el("p", {}, "No finished game yet. Games end up here with their winners."),
+    games.length > finished.length
+      ? el("p.sheet-hint", {}, `${games.length - finished.length} game(s) not finished (running, or replaced by a new game).`) : null,
+    el("div.export-links", {}, el("a.big-button.quiet", { href: "/api/v1/history.csv", download: "potionpi-history.csv",
+      id: "export-csv" }, "Download all games (CSV)")));
+}
+
+async function drawPlayers(body) {
+  const { players } = await getJSON("/api/v1/stats");
+  if (tab !== "players") return;
+  fill(body,
+    players.length ? el("table.stats-table", { id: "stats-table" },
+      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Game"), el("th.num", {}, "Plays"),
+        el("th.num", {}, "Wins"), el("th.num", {}, "Win rate"))),
+      el("tbody", {}, players.map((p) => el("tr", { dataset: { player: p.player } },
+        el("td", {}, p.player), el("td", {}, p.name), el("td.num", {}, String(p.plays)), el("td.num", {}, String(p.wins)),
+        el("td.num", {}, `${Math.round(p.win_rate * 100)} %`)))))
+      : el("p", {}, "Statistics appear after the first finished game."));
+}
+
+async function drawRules(body) {
+  const id = session?.game || document.querySelector('#start-form input[name="game"]:checked')?.value;
+  if (!id) { fill(body, el("p", {}, "Pick a game first.")); return; }
+  const ref = await getJSON(`/api/v1/games/${encodeURIComponent(id)}/quickref`);
+  if (tab !== "rules") return;
+  fill(body, el("div.rules-card", { id: "rules-card" },
+    el("h3", {}, `${ref.name}: a turn`), el("ol", {}, ref.turn.map((t) => el("li", {}, t))),
+    el("h3", {}, "Scoring and the end"), el("ul", {}, ref.scoring.map((t) => el("li", {}, t)))));
+}
+
+function drawCues(body) {
+  const now = cueSettings();
+  const toggle = (name, label) => el("label.cue-toggle", {},
+    el("input", { type: "checkbox", id: `cue-${name}`, checked: now[name], onchange: (e) => setCue(name, e.target.checked) }),
+    el("span", {}, label));
+  fill(body,
+    el("p", {}, "A short sound and a buzz when there is something new to do, at the end of a game, and when the cauldron warns."),
+    toggle("sound", "Sound"), toggle("vibrate", "Vibration (where the tablet can)"),
+    el("p.sheet-hint", {}, "Remembered on this tablet only."));
+}
