@@ -920,7 +920,8 @@ def test_lay_downs_beyond_the_decks_cards_are_refused_with_the_count():
         act(state, type="lay_down", seat=3, cards={"blue_schlums": 7}, black={})
     # the others' hidden counts are not told (only that together they are too many)
     assert "21" not in str(refused.value)
-    # the listed lay-downs offer only what the deck still has, and each of them is taken
+    # the listed lay-downs are legal whatever the others entered, and are shaped only by
+    # how many entered (public), never by what (27 - 3 x 7 = 6 at most)
     offered = [a["cards"].get("blue_schlums") for a in GAME.legal_actions(state)
                if a["type"] == "lay_down" and a["seat"] == 3]
     assert 6 in offered and 7 not in offered

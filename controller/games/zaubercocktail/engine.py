@@ -175,10 +175,13 @@ class Zaubercocktail(Game):
     def _sample_lay_downs(self, state: State, seat: int) -> list[Action]:
         out: list[Action] = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
         least = self.data["scoring"]["min_per_kind"]
-        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
+        # Card conservation, from public facts only: the others' lay-downs are hidden (a list
+        # shaped by them would tell), but *how many* have entered is shown, and each of them
+        # holds at most ``most`` natural cards of a kind. What is listed is then legal
+        # whatever they entered; ``is_legal`` still takes more when the deck allows it.
+        entered = sum(1 for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat)
         for kid, kind in self.kinds.items():
-            # only what the deck still has beside the others' entries (card conservation)
-            left = kind["cards"] - sum(e["cards"].get(kid, 0) for e in others)
+            left = kind["cards"] - entered * kind["most"]
             for n in range(least, min(kind["most"], left) + 1):
                 out.append({"type": "lay_down", "seat": seat, "cards": {kid: n}, "black": {}})
         return out
