@@ -92,7 +92,9 @@ class LogBook:
         undo itself (``undo``)."""
         with self._lock:
             book = self._books.get(game["id"])
-            if book is None or book["read"] > len(actions):
+            # a book is for this game row only: a repaired log (shorter) or another game that
+            # got the same id (a database moved aside) starts it again
+            if book is None or book["read"] > len(actions) or book["started"] != game["started"]:
                 book = self._books[game["id"]] = self._open(game)
             for a in actions[book["read"]:]:
                 self._add(book, game, a)
@@ -106,7 +108,8 @@ class LogBook:
             state: Any = engine.setup(list(game["players"]), game["seed"], dict(game["options"]))
         except Exception:                  # a log from an older engine: words without actors
             state = None
-        return {"engine": engine, "state": state, "entries": [], "live": [], "read": 0}
+        return {"engine": engine, "state": state, "entries": [], "live": [], "read": 0,
+                "started": game["started"]}
 
     @staticmethod
     def _add(book: dict[str, Any], game: dict[str, Any], a: dict[str, Any]) -> None:

@@ -13,7 +13,11 @@ from . import ctx
 from .errors import ApiError
 
 bp = Blueprint("records", __name__)
-_book = records.LogBook()          # one per process: replays each game once, then only news
+
+
+def _book() -> records.LogBook:
+    """One per app (its table and store): replays each game once, then only news."""
+    return ctx().extras.setdefault("log_book", records.LogBook())
 
 
 def _limit(default: int, most: int) -> int:
@@ -37,7 +41,7 @@ def session_log() -> Response:
     game = next((g for g in store.history(5) if g["id"] == session["id"]), None)
     if game is None:
         raise ApiError(404, "this game is not in the table's history")
-    entries = _book.entries(game, store.actions(game["id"]))
+    entries = _book().entries(game, store.actions(game["id"]))
     limit = _limit(200, 10_000)           # the newest; a long game has thousands
     return jsonify({"game": game["id"], "version": session["version"], "total": len(entries),
                     "entries": entries[:limit]})
