@@ -317,7 +317,7 @@ def cmd_history(args) -> int:
             from . import bgstats
             rows = store.history(limit=1_000_000)
             doc = bgstats.one_game(rows, args.bgstats) if args.bgstats else bgstats.play_file(rows)
-            sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+            sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
             return EXIT_OK
         for g in store.history(args.limit):
             winners = ""

@@ -59,7 +59,7 @@ def history_csv() -> Response:
 
 
 def _bgsplay(document: dict, name: str) -> Response:
-    return Response(json.dumps(document, ensure_ascii=False, indent=1), mimetype="application/json",
+    return Response(json.dumps(document, ensure_ascii=False, separators=(",", ":")), mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
