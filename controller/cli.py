@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     hist.add_argument("--limit", type=int, default=20, help="how many games (default 20)")
     hist.add_argument("--csv", action="store_true",
                       help="every game as CSV, one line per player (as the tablet's History export)")
+    hist.add_argument("--bgstats", nargs="?", const=0, type=int, metavar="GAME",
+                      help="finished games as a BG Stats play file (JSON): all, or game number GAME; "
+                           "save it as NAME.bgsplay and open it with BG Stats")
 
     export = sub.add_parser("export", help="write every game and its action log as JSON")
     common(export)
@@ -309,6 +312,12 @@ def cmd_history(args) -> int:
         if args.csv:
             from .records import history_csv
             sys.stdout.write(history_csv(store.history(limit=1_000_000)))
+            return EXIT_OK
+        if args.bgstats is not None:
+            from . import bgstats
+            rows = store.history(limit=1_000_000)
+            doc = bgstats.one_game(rows, args.bgstats) if args.bgstats else bgstats.play_file(rows)
+            sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
             return EXIT_OK
         for g in store.history(args.limit):
             winners = ""

@@ -4,9 +4,11 @@ All read from the store (they survive restarts); reading needs no PIN, like watc
 """
 from __future__ import annotations
 
+import json
+
 from flask import Blueprint, Response, jsonify, request
 
-from controller import games, records
+from controller import bgstats, games, records
 from controller.games.base import load_data
 
 from . import ctx
@@ -58,6 +60,34 @@ def history_csv() -> Response:
     """Every game as CSV (one line per player), to keep or open in a spreadsheet."""
     return Response(records.history_csv(_rows()), mimetype="text/csv",
                     headers={"Content-Disposition": 'attachment; filename="potionpi-history.csv"'})
+
+
+def _bgsplay(document: dict, name: str) -> Response:
+    return Response(json.dumps(document, ensure_ascii=False, separators=(",", ":")), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get("/api/v1/history.bgsplay")
+def history_bgstats() -> Response:
+    """Every finished game as a BG Stats play file (controller/bgstats.py)."""
+    try:
+        return _bgsplay(bgstats.play_file(_rows()), bgstats.filename())
+    except bgstats.ExportError as exc:
+        raise ApiError(exc.status, str(exc)) from None
+
+
+@bp.get("/api/v1/history/<int:game_no>.bgsplay")
+def game_bgstats(game_no: int) -> Response:
+    """One finished game as a BG Stats play file; a running game is refused (409)."""
+    rows = _rows()
+    try:
+        document = bgstats.one_game(rows, game_no)
+    except LookupError as exc:
+        raise ApiError(404, str(exc)) from None
+    except bgstats.ExportError as exc:
+        raise ApiError(exc.status, str(exc)) from None
+    game_id = next(g["game"] for g in rows if g["id"] == game_no)
+    return _bgsplay(document, bgstats.filename(game_no, game_id))
 
 
 @bp.get("/api/v1/stats")

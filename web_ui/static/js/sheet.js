@@ -73,13 +73,18 @@ async function drawHistory(body) {
       el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Game"), el("th", {}, "Winner"),
         el("th.num", {}, "Min"))),
       el("tbody", {}, finished.map((g) => el("tr", { dataset: { game: String(g.id) } },
-        el("td", {}, day(g.started)), el("td", {}, g.name, el("br"), el("small", {}, g.players.join(", "))),
+        el("td", {}, day(g.started)), el("td", {}, g.name, el("br"), el("small", {}, g.players.join(", ")), el("br"),
+          el("a.row-export", { href: `/api/v1/history/${g.id}.bgsplay`, download: `potionpi-${g.game}-${g.id}.bgsplay`,
+            "aria-label": `Download ${g.name} game ${g.id} for BG Stats` }, "⤓ BG Stats")),
         el("td", {}, g.winners.join(" and ")), el("td.num", {}, g.minutes === null ? "–" : String(g.minutes))))))
       : el("p", {}, "No finished game yet. Games end up here with their winners."),
     games.length > finished.length
       ? el("p.sheet-hint", {}, `${games.length - finished.length} game(s) not finished (running, or replaced by a new game).`) : null,
     el("div.export-links", {}, el("a.big-button.quiet", { href: "/api/v1/history.csv", download: "potionpi-history.csv",
-      id: "export-csv" }, "Download all games (CSV)")));
+      id: "export-csv" }, "Download all games (CSV)"),
+      // BG Stats opens a .bgsplay file (docs/api.md "BG Stats export"); finished games only
+      finished.length ? el("a.big-button.quiet", { href: "/api/v1/history.bgsplay", download: "potionpi-all.bgsplay",
+        id: "export-bgstats" }, "Download all games (BG Stats)") : null));
 }
 
 async function drawPlayers(body) {

@@ -1,0 +1,172 @@
+"""Finished games as a BG Stats play file (``.bgsplay``), for the BG Stats app to import.
+
+The file is the JSON BG Stats itself writes when it shares plays: four lists that refer to
+each other by number: ``games``, ``players``, ``locations`` and ``plays``, each play with
+``gameRefId``, ``locationRefId`` and ``playerScores`` (``playerRefId``, ``score``,
+``winner``, ``rank``, ``seatOrder`` ...). Sources for the field names and types:
+
+- BG Stats' own documentation of a play for import, "Push plays to BG Stats from other
+  apps or websites", https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/
+  (``playDate`` as "YYYY-MM-DD HH:MM:SS", ``durationMin``, the game's ``bggId``,
+  ``highestWins`` and ``noPoints``, each player's ``score``, ``rank``, ``winner`` and
+  ``startPlayer``; a location named after the app that sent the play);
+- a play file shared by BG Stats, https://pastebin.com/iDbHyBui (its ``about`` line, the
+  ``players``/``locations``/``games`` entries with ``uuid``, ``id``, ``name``,
+  ``modificationDate``, ``isAnonymous``, ``bggUsername``, ``cooperative``), and the
+  importer https://github.com/ctuncan/bga_bgstats (``plays`` with ``playerScores``,
+  ``gameRefId``, ``locationRefId``, ``ignored``, ``manualWinner``, ``rounds``,
+  ``usesTeams``, ``scoringSetting``; a score as a string).
+
+tests/web/bgstats.schema.json holds those fields as a JSON Schema; docs/api.md says which
+value each gets. Only finished games are written: a running game's log can hold secrets,
+and a game replaced or damaged before its end has no result. Each game's BoardGameGeek id
+and scoring settings come from its plug-in's ``bgstats.toml``.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from functools import cache
+from typing import Any
+
+from . import games
+from .games.base import load_data
+
+ABOUT = ("This is a Play file that can be read by Board Game Stats, written by a PotionPi table. "
+         "Open it with BG Stats (share or open-in) to import its plays.")
+LOCATION = "PotionPi table"          # BG Stats names the location after the app that sent the play
+FINISHED = ("finished", "done")      # the store's statuses of a game that reached its end
+# uuids from names, so importing the same file twice updates rather than doubles a play
+NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://potionpi.invalid/bgstats")
+SETTINGS = {"bgg_id": int, "highest_wins": bool, "no_points": bool, "cooperative": bool, "score": str}
+
+
+class ExportError(ValueError):
+    """Nothing to export, or a game's bgstats.toml is wrong: a sentence for the person
+    asking, and the HTTP status that says which (404 nothing finished, 409 the game is not
+    finished, 500 the table's own file is wrong)."""
+
+    def __init__(self, message: str, status: int = 500):
+        super().__init__(message)
+        self.status = status
+
+
+@cache
+def settings(game_id: str) -> dict[str, Any]:
+    """A game's ``bgstats.toml``, checked (a wrong value names file, key and allowed values)."""
+    plugin = games.plugins().get(game_id)
+    if plugin is None:
+        return {"bgg_id": 0, "highest_wins": True, "no_points": False, "cooperative": False}
+    path = f"controller/games/{plugin.package.rsplit('.', 1)[-1]}/bgstats.toml"
+    try:
+        data = load_data(plugin.package, "bgstats.toml")
+    except FileNotFoundError:
+        raise ExportError(f"{path} is missing, so {plugin.name} cannot be exported to BG Stats") from None
+    for key, kind in SETTINGS.items():
+        value = data.get(key)
+        if key == "score" and value is None:
+            continue
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok or (isinstance(value, int) and value < 0):
+            allowed = {int: "a whole number, 0 or more (0: not known)", bool: "true or false",
+                       str: "the name of a part of the score"}[kind]
+            raise ExportError(f"{path}: {key} must be {allowed}, not {value!r}")
+    unknown = sorted(set(data) - set(SETTINGS))
+    if unknown:
+        raise ExportError(f"{path}: unknown key {unknown[0]!r}; known keys: {', '.join(SETTINGS)}")
+    return dict(data)
+
+
+def _date(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
+
+
+def _score(game: dict[str, Any], seat: int, placed: dict[str, Any] | None, rules: dict[str, Any]) -> str:
+    """The seat's score as BG Stats keeps it, a string ("" for games without points)."""
+    if rules["no_points"]:
+        return ""
+    part = rules.get("score")
+    outcome = game["outcome"]
+    if part and isinstance(outcome.get(part), list) and seat < len(outcome[part]):
+        value = outcome[part][seat]                   # a per-seat list of the outcome, e.g. cookies
+    else:
+        value = (placed or {}).get("score")
+        if isinstance(value, dict):
+            value = value.get(part) if part else None
+    return "" if value is None or isinstance(value, (dict, list)) else str(value)
+
+
+def finished(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The games that reached their end, oldest first (as BG Stats lists plays)."""
+    return sorted((g for g in rows if g["status"] in FINISHED and g["outcome"]), key=lambda g: g["id"])
+
+
+def play_file(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The BG Stats play file of every finished game among ``rows`` (store rows);
+    players are the same person when their names match ignoring case and spaces."""
+    plays = finished(rows)
+    if not plays:
+        raise ExportError("no finished game to export yet: a game counts once it has a winner", 404)
+    names = {p.id: p.name for p in games.plugins().values()}
+    player_ids: dict[str, int] = {}
+    players: list[dict[str, Any]] = []
+    game_ids: dict[str, int] = {}
+    game_list: list[dict[str, Any]] = []
+    newest = _date(max(g["finished"] or g["started"] for g in plays))
+    out_plays = []
+    for g in plays:
+        rules = settings(g["game"])
+        if g["game"] not in game_ids:
+            game_ids[g["game"]] = len(game_list) + 1
+            game_list.append({"uuid": str(uuid.uuid5(NAMESPACE, f"game:{g['game']}")), "id": game_ids[g["game"]],
+                              "name": names.get(g["game"], g["game"]), "modificationDate": newest,
+                              "bggId": rules["bgg_id"], "bggYear": 0, "cooperative": rules["cooperative"],
+                              "highestWins": rules["highest_wins"], "noPoints": rules["no_points"],
+                              "usesTeams": False})
+        outcome = g["outcome"]
+        winners = set(outcome.get("winners", []))
+        placings = {r["seat"]: r for r in outcome.get("ranking", [])}
+        scores = []
+        for seat, name in enumerate(g["players"]):
+            key = " ".join(name.split()).casefold()
+            if key not in player_ids:
+                player_ids[key] = len(players) + 1
+                players.append({"uuid": str(uuid.uuid5(NAMESPACE, f"player:{key}")), "id": player_ids[key],
+                                "name": " ".join(name.split()), "isAnonymous": False,
+                                "modificationDate": newest, "bggUsername": ""})
+            placed = placings.get(seat)
+            # a game that places nobody but its winners (Elixir) gives the winners 1 and
+            # the others 0, BG Stats' "no rank"
+            rank = placed["place"] if placed else (1 if seat in winners else 0)
+            scores.append({"playerRefId": player_ids[key], "score": _score(g, seat, placed, rules),
+                           "winner": seat in winners, "rank": rank, "seatOrder": seat + 1,
+                           "startPlayer": False, "newPlayer": False, "role": "", "team": ""})
+        end = g["finished"] or g["started"]
+        out_plays.append({"uuid": str(uuid.uuid5(NAMESPACE, f"play:{g['id']}:{g['started']!r}")),
+                          "gameRefId": game_ids[g["game"]], "locationRefId": 1,
+                          "playDate": _date(g["started"]), "entryDate": _date(end), "modificationDate": _date(end),
+                          "durationMin": max(0, round((end - g["started"]) / 60)),
+                          "ignored": False, "manualWinner": False, "rounds": 0, "usesTeams": False,
+                          "scoringSetting": 0, "board": "", "comments": f"PotionPi game #{g['id']}",
+                          "playerScores": scores})
+    return {"about": ABOUT, "players": players,
+            "locations": [{"uuid": str(uuid.uuid5(NAMESPACE, "location")), "id": 1, "name": LOCATION,
+                           "modificationDate": newest}],
+            "games": game_list, "plays": out_plays}
+
+
+def one_game(rows: list[dict[str, Any]], game_no: int) -> dict[str, Any]:
+    """The play file of game number ``game_no``; a game still running (its log may hold
+    secrets) or unknown is refused with a sentence."""
+    row = next((g for g in rows if g["id"] == game_no), None)
+    if row is None:
+        raise LookupError(f"there is no game #{game_no} in the table's history")
+    if row["status"] not in FINISHED or not row["outcome"]:
+        why = "is still running" if row["status"] == "playing" else f"ended without a winner ({row['status']})"
+        raise ExportError(f"game #{game_no} {why}; only finished games go to BG Stats", 409)
+    return play_file([row])
+
+
+def filename(game_no: int | None = None, game_id: str = "") -> str:
+    """The download's name: BG Stats opens files ending .bgsplay."""
+    return f"potionpi-{game_id}-{game_no}.bgsplay" if game_no is not None else "potionpi-all.bgsplay"
