@@ -199,7 +199,8 @@ class GpioForestFloor(ForestFloor):
         if step_timing not in STEP_TIMINGS:
             raise ValueError(f"step_timing must be one of {STEP_TIMINGS}, not {step_timing!r}")
         handle = wave_handle(pin_factory) if step_timing == "auto" else None
-        self._tx = None if handle is None else LgpioStepTx(handle, self.step_out.pin.number)
+        step_line = int(self.step_out.pin.info.name.removeprefix("GPIO"))
+        self._tx = None if handle is None else LgpioStepTx(handle, step_line)
         self.step_timing = "software" if self._tx is None else "wave"
         # home-sensor edges with their own timestamps, for the wave path's jam watch
         self._home_active_low = home_active_low
@@ -215,7 +216,8 @@ class GpioForestFloor(ForestFloor):
         self._stalled = threading.Event()
         self._stop = threading.Event()
         self._jam: str | None = None
-        self.cancel_window: tuple[int, int] | None = None   # wave path: steps played at the last cancel, at least..at most
+        # wave path: the steps played when the last move was cancelled (at least, at most)
+        self.cancel_window: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
         # After a stop, a fault or a turn by hand the step count no longer matches
         # the floor: the tablet should home it again before trusting the position.

@@ -109,8 +109,9 @@ class WaveRun:
     Entries are queued in order; ``entries`` lists them (-1 for a lead-in, else the chunk
     index). The feeder calls ``begin(t)`` before queueing anything, ``look(now, waiting)``
     with ``waiting`` = waves still queued (``LG_TX_BUF - tx_room``) on every pass, and
-    ``next_waves(room, waiting)`` for what to queue. If the queue ever runs dry mid-move (the feeder was late) the next chunk gets
-    its own lead-in and the clock re-anchors on it: a late step, never an early one.
+    ``next_waves(room, waiting)`` for what to queue. If the queue ever runs dry mid-move
+    (the feeder was late) the next chunk gets its own lead-in and the clock re-anchors on
+    it: a late step, never an early one.
     """
 
     def __init__(self, delays: Sequence[float], *, high_us: int = 5, chunk_s: float = CHUNK_S,
@@ -209,9 +210,10 @@ class WaveRun:
 
     def estimate(self, t: float) -> tuple[int, int, int]:
         """(least, best, most) steps risen by ``t``; ``best`` the middle of the window,
-        never below the steps known done."""
+        and from the last look on never below the steps known done."""
         least, most = self.steps_at(t)
-        least = max(least, self.done_low)
+        if t >= self._last_look:
+            least = max(least, self.done_low)
         most = max(most, least)
         return least, (least + most) // 2, most
 
