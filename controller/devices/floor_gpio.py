@@ -431,7 +431,7 @@ class GpioForestFloor(ForestFloor):
         base = self._steps                   # + resync corrections; + sign × steps played
         self._home_edges.clear()
         self._recording_edges = watch is not None
-        how, waiting, notified = "done", 0, 0
+        how, waiting, notified, played_out = "done", 0, 0, False
 
         def at(count: int) -> int:
             return base + sign * count
@@ -439,6 +439,9 @@ class GpioForestFloor(ForestFloor):
         run.begin(time.monotonic())
         try:
             while True:
+                # (``waiting`` is from the last look and only falls meanwhile: the room is
+                # never overestimated. Should the one wave left end in between, the next
+                # starts at the thread's next wake: a late step, and the clock re-anchors.)
                 for wave in run.next_waves(LG_TX_BUF - waiting, waiting):
                     tx.queue(wave)
                     waiting += 1
@@ -461,6 +464,7 @@ class GpioForestFloor(ForestFloor):
                         self._jam, how = jam, "jam"
                         break
                 if finished:
+                    played_out = True
                     break
                 best = run.estimate(now)[1]
                 self._steps = at(best)
@@ -469,7 +473,7 @@ class GpioForestFloor(ForestFloor):
                     self._notify()
         finally:
             self._recording_edges = False
-            if how != "done" or not run.all_queued:
+            if not played_out:
                 # stop, stall, jam or an error: drop the queue at once, then count what played
                 before = time.monotonic()
                 waiting = tx.waiting()
