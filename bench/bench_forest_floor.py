@@ -10,8 +10,8 @@ below 0.9 must be 0; what the load costs shows as late steps (> 1.5).
 
 Wave path (lgpio's transmit thread plays queued ``tx_wave`` pulses): the same moves built
 into waves with the real ``lgpio.pulse`` (wherever lgpio imports), printing the histogram
-of the *scheduled* intervals, how many waves (feeder wake-ups) a move needs, and the
-Python time to build them. What lgpio's thread then makes of that schedule shows only on
+of the *scheduled* intervals, how many waves a move needs, the Python time to build them
+and what lgpio keeps allocated afterwards (it frees a played wave only with the last). What lgpio's thread then makes of that schedule shows only on
 a Pi, with STEP jumpered to a spare input: ``FLOOR_LOOPBACK_PIN=<BCM>`` times every
 rising edge by its kernel timestamp and prints that histogram too.
 docs/forest-floor.md has the figures measured and where.
@@ -123,7 +123,9 @@ def bench(label: str, factory, mock: bool, timing: str = "software", loopback=No
 
 
 def bench_wave_schedule() -> None:
-    """The waves a move becomes, as queued to lgpio: scheduled intervals, wave count, cost."""
+    """The waves a move becomes, as queued to lgpio: scheduled intervals, waves, cost, and
+    what lgpio keeps allocated afterwards, for the floor's layout (the first step alone,
+    then the rest as one wave) and for 10 ms chunks."""
     # importing lgpio makes its notification pipe in LG_WD (else the current directory:
     # the repo, under `make bench`)
     os.environ.setdefault("LG_WD", tempfile.gettempdir())
@@ -133,30 +135,33 @@ def bench_wave_schedule() -> None:
         print(f"wave path: lgpio does not import here ({exc}): not measured")
         return
     from controller.devices.floor_gpio import ramp_delays
-    from controller.devices.step_wave import WaveRun
+    from controller.devices.step_wave import CHUNK_S, WaveRun
     print("wave path (lgpio tx_wave), scheduled: intervals as a share of the planned one")
-    print(f"  {'move':>22}  {HEAD}   {'waves':>5}  {'steps/wave':>10}  {'build':>8}")
-    moves = [(f"{top} steps/s, no ramp", [1 / top] * STEPS) for top in (400, 800, 1600, 3200, 6400)]
-    moves.append(("3200 steps, default ramp", ramp_delays(3200, 100, 800, 1600)))
+    print(f"  {'move':>24} {'layout':>8}  {HEAD}   {'waves':>5}  {'build':>7}  {'lgpio keeps':>11}")
+    moves = [(f"{STEPS} at {top}/s, no ramp", [1 / top] * STEPS) for top in (400, 800, 1600, 3200, 6400)]
+    moves.append(("3200, ramp 100-800/s", ramp_delays(3200, 100, 800, 1600)))
     for label, delays in moves:
-        t0 = time.perf_counter()
-        run_ = WaveRun(delays, pulse=lgpio.pulse)
-        waves, waiting = [], 0
-        while not run_.all_queued:
-            waves += run_.next_waves(10 - waiting, waiting)
-            waiting = 1
-        took = time.perf_counter() - t0
-        t, level, rises = 0, 0, []
-        for wave in waves:
-            for p in wave:
-                if p.group_bits and not level:
-                    rises.append(t)
-                level = p.group_bits
-                t += p.pulse_delay
-        ratios = [(b - a) / 1e6 / d for a, b, d in zip(rises, rises[1:], delays)]
-        cells = "  ".join(f"{100 * sum(lo <= r < hi for r in ratios) / len(ratios):5.1f}%" for lo, hi in BINS)
-        steps_per_wave = len(delays) / max(1, len(waves) - 1)
-        print(f"  {label:>22}  {cells}   {len(waves):>5}  {steps_per_wave:>10.1f}  {took * 1000:6.1f}ms")
+        for layout, chunk_s in (("floor", None), ("10 ms", CHUNK_S)):
+            t0 = time.perf_counter()
+            run_ = WaveRun(delays, chunk_s=chunk_s, pulse=lgpio.pulse)
+            waves, waiting = [], 0
+            while not run_.all_queued:
+                waves += run_.next_waves(10 - waiting, waiting)
+                waiting = 1
+            took = time.perf_counter() - t0
+            t, level, rises = 0, 0, []
+            for wave in waves:
+                for p in wave:
+                    if p.group_bits and not level:
+                        rises.append(t)
+                    level = p.group_bits
+                    t += p.pulse_delay
+            ratios = [(b - a) / 1e6 / d for a, b, d in zip(rises, rises[1:], delays)]
+            cells = "  ".join(f"{100 * sum(lo <= r < hi for r in ratios) / len(ratios):5.1f}%"
+                              for lo, hi in BINS)
+            kept = run_.leaked_bytes()
+            print(f"  {label:>24} {layout:>8}  {cells}   {len(waves):>5}  {took * 1000:5.1f}ms"
+                  f"  {kept / 1000:9.1f}kB")
 
 
 class LoopbackEdges:

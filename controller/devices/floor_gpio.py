@@ -6,10 +6,12 @@ low on those boards) powers the coils only while moving, so the motor stays cool
 and the floor can be turned by hand whenever it is idle.
 
 Motion is a trapezoidal ramp (speed up, cruise, slow down) so the trees on the
-floor do not topple, pulsed from a thread (software-timed: no step ever comes
-sooner than ``MIN_INTERVAL`` of its planned interval, late ones are made up
-gradually; docs/forest-floor.md has the jitter figures). ``stop()`` halts before
-the next step. Homing turns until a hall or optical sensor sees the home mark; if it
+floor do not topple. With lgpio pins it is queued as waves to lgpio's transmit
+thread, which times every pulse (step_wave.py: the ``wave`` path); with other pin
+factories a Python thread pulses it (the ``software`` path: no step ever comes sooner
+than ``MIN_INTERVAL`` of its planned interval, late ones are made up gradually;
+docs/forest-floor.md has the jitter figures). ``stop()`` halts at once. Homing always
+runs the software loop, to stop on the very step the sensor fires. Homing turns until a hall or optical sensor sees the home mark; if it
 has not seen it within 1.2 revolutions, or a driver's stall output trips (a
 TMC2209's DIAG, once ``tmc2209.py`` set its StallGuard up over UART), the floor
 goes to ``fault`` and the tablet tells the master to turn by hand.
@@ -198,7 +200,8 @@ class GpioForestFloor(ForestFloor):
             self.stall_in.when_activated = self._stall_edge
         if step_timing not in STEP_TIMINGS:
             raise ValueError(f"step_timing must be one of {STEP_TIMINGS}, not {step_timing!r}")
-        handle = wave_handle(pin_factory) if step_timing == "auto" else None
+        # (the factory gpiozero really used: pin_factory=None means its default one)
+        handle = wave_handle(self.step_out.pin_factory) if step_timing == "auto" else None
         step_line = int(self.step_out.pin.info.name.removeprefix("GPIO"))
         self._tx = None if handle is None else LgpioStepTx(handle, step_line)
         self.step_timing = "software" if self._tx is None else "wave"
@@ -489,8 +492,7 @@ class GpioForestFloor(ForestFloor):
                      finished: bool) -> tuple[str | None, int]:
         """The home mark on the wave path: each sensor edge's own time is mapped onto the
         queued steps (a window of steps, see ``WaveRun.steps_at``), and a mark counts as
-        missed only once the steps known played, as they were ``EDGE_GRACE_S`` ago,
-        passed it. Returns (the jam or None, the count correction from a re-sync)."""
+        missed only once the steps surely played ``EDGE_GRACE_S`` ago passed it. Returns (the jam or None, the count correction from a re-sync)."""
         correction = 0
         while self._home_edges:
             ticks, active = self._home_edges.popleft()
@@ -501,7 +503,9 @@ class GpioForestFloor(ForestFloor):
                 correction, watch.resync = correction + watch.resync, None
             if jam is not None:
                 return jam, correction
-        played = run.steps if finished else min(run.done_low, run.estimate(now - EDGE_GRACE_S)[0])
+        # (the clock's lower bound: most steps play inside one queued wave, so the queue
+        # itself says little mid-move; a thread later than the grace could call a jam early)
+        played = run.steps if finished else run.estimate(now - EDGE_GRACE_S)[0]
         return watch.reached(at(played) + correction), correction
 
     def _move(self, steps: int, speed: float) -> Ending:

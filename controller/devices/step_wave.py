@@ -9,13 +9,22 @@ queues at most ``LG_TX_BUF`` (10) waves; ``tx_room`` says how many more fit and
 ``tx_busy`` whether one is still playing (lgpio's lgGpio.c / lgPthTx.c).
 
 A move is played as a *lead-in* wave (STEP low for the driver's wake-up after ENABLE)
-followed by *chunks*: waves of whole steps, each about ``CHUNK_S`` long. Because the
-transmit thread writes a wave's first pulse in the same locked pass in which it takes
-the wave from the queue, and every chunk starts with a rising edge, "chunk ``c`` is
-the current entry" means "step ``chunks[c].first`` has happened": ``tx_room`` read by
-the feeder gives an exact lower bound on the steps done. ``WaveRun`` (pure, no lgpio
-calls) keeps that book and an estimate of *when* each step rose, from the moments the
-feeder saw each chunk start; ``LgpioStepTx`` is the four lgpio calls.
+followed by *chunks*: waves of whole steps. Because the transmit thread writes a
+wave's first pulse in the same locked pass in which it takes the wave from the queue,
+and every chunk starts with a rising edge, "chunk ``c`` is the current entry" means
+"step ``chunks[c].first`` has happened": ``tx_room`` read by the feeder gives an exact
+lower bound on the steps done, and the moments the feeder first sees each chunk
+playing time the whole schedule (its deadlines are absolute). ``WaveRun`` (pure, no
+lgpio calls) keeps that book; ``LgpioStepTx`` is the lgpio calls.
+
+Which chunks: lgpio 0.2.2.0 never frees a wave that it takes off the queue to play the
+next one (lgPthTx.c shifts ``pulses[]`` without ``free``; the x86-64 wheel's
+``lgPthTx`` calls ``free`` only where it deletes a finished or cancelled record, which
+frees the waves still in it). So every wave but a record's last leaks its pulses, 24
+bytes each, two a step: 10 ms chunks would leak ~150 kB on a 3,200-step turn. The
+floor therefore queues the lead-in, the first step alone (its start times the
+schedule), and the rest of the move as one wave: ~72 bytes a move. ``chunk_s`` still
+cuts a move into timed chunks (the bench compares both).
 
 Limits, from lgpio's source: the transmit thread is an ordinary (SCHED_OTHER) thread;
 a wave queued while it sleeps starts at its next wake (up to 20 ms later); and if the
@@ -34,7 +43,10 @@ LG_TX_BUF = 10
 waves queued (the one playing included), or all of it when nothing plays."""
 
 CHUNK_S = 0.01
-"""About how long one queued wave lasts: the feeder wakes about this often."""
+"""For ``WaveRun(chunk_s=CHUNK_S)``: about how long one queued wave lasts."""
+
+PULSE_BYTES = 24
+"""One lgPulse_t (bits, mask, delay: three 64-bit words), what lgpio mallocs per pulse."""
 
 LEAD_IN_S = 0.001
 """STEP low before the first step: A4988/DRV8825/TMC2209 want ~1 ms after ENABLE."""
@@ -83,6 +95,11 @@ def chunk_steps(rises_us: Sequence[int], chunk_us: int) -> list[Chunk]:
     return chunks
 
 
+def first_step_alone(steps: int) -> list[Chunk]:
+    """The leak-free layout: the first step as a wave of its own, the rest as one wave."""
+    return [Chunk(0, 1)] + ([Chunk(1, steps - 1)] if steps > 1 else [])
+
+
 def step_pulses(rises_us: Sequence[int], chunk: Chunk, high_us: int,
                 pulse: Callable[[int, int, int], Pulse]) -> list[Pulse]:
     """The wave of one chunk: per step STEP high for ``high_us`` then low for the rest of
@@ -114,8 +131,11 @@ class WaveRun:
     it: a late step, never an early one.
     """
 
-    def __init__(self, delays: Sequence[float], *, high_us: int = 5, chunk_s: float = CHUNK_S,
+    def __init__(self, delays: Sequence[float], *, high_us: int = 5, chunk_s: float | None = None,
                  lead_in_s: float = LEAD_IN_S, pulse: Callable[[int, int, int], Pulse] | None = None):
+        """``chunk_s``: None queues the first step alone and the rest as one wave (what the
+        floor does: lgpio leaks every wave it plays but a record's last); a duration cuts
+        the move into chunks about that long instead."""
         if pulse is None:
             import lgpio                          # only on the lgpio path: it opens a pipe on import
             pulse = lgpio.pulse
@@ -124,7 +144,8 @@ class WaveRun:
         self.steps = len(delays)
         self.high_us = int(high_us)
         self.lead_in_us = max(1, round(lead_in_s * 1e6))
-        self.chunks = chunk_steps(self.rises, max(1, round(chunk_s * 1e6)))
+        self.chunks = (first_step_alone(self.steps) if chunk_s is None
+                       else chunk_steps(self.rises, max(1, round(chunk_s * 1e6))))
         self.entries: list[int] = []        # what was queued, in order: -1 lead-in, else chunk index
         self.next_chunk = 0                 # the first chunk not queued yet
         self.done_low = 0                   # steps known for sure to have happened
@@ -164,6 +185,12 @@ class WaveRun:
         self.origin = self.chunks[self.next_chunk].first
         self.lo = self.hi = None
         self.current = None
+
+    def leaked_bytes(self) -> int:
+        """What lgpio keeps allocated after this move played out: every queued wave but
+        the last, ``PULSE_BYTES`` a pulse."""
+        sizes = [1 if c < 0 else 2 * self.chunks[c].steps for c in self.entries]
+        return PULSE_BYTES * sum(sizes[:-1])
 
     # --- what has happened ---------------------------------------------------------------
     def begin(self, t: float) -> None:

@@ -10,8 +10,10 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.devices import floor_gpio
 from controller.devices.floor_gpio import GpioForestFloor, MarkWatch, ramp_delays
-from controller.devices.step_wave import (LG_TX_BUF, WaveRun, chunk_steps, rise_times_us, step_pulses,
+from controller.devices.step_wave import (CHUNK_S, LG_TX_BUF, WaveRun, chunk_steps, rise_times_us,
                                           wave_handle)
+
+LAYOUTS = {"first step alone": None, "10 ms chunks": CHUNK_S}
 
 
 @pytest.fixture(scope="module")
@@ -76,10 +78,13 @@ def test_chunks_hold_whole_steps_cover_the_move_once_and_last_about_ten_ms():
     assert chunks[0].steps == 1 and max(c.steps for c in chunks) == 8
 
 
-def test_a_move_becomes_exactly_its_steps_as_rising_edges_at_their_planned_times(lgpio):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_move_becomes_exactly_its_steps_as_rising_edges_at_their_planned_times(lgpio, layout):
     delays = ramp_delays(1234, **TRAPEZOID)
-    run = WaveRun(delays, high_us=5, pulse=lgpio.pulse)
+    run = WaveRun(delays, high_us=5, chunk_s=LAYOUTS[layout], pulse=lgpio.pulse)
     waves = play(run)
+    if layout == "first step alone":
+        assert [len(w) for w in waves] == [1, 2, 2 * 1233]
     lead = waves[0]
     assert [(p.group_bits, p.pulse_delay) for p in lead] == [(0, 1000)]   # the driver's wake-up
     rises = rising_times(waves)
@@ -94,8 +99,19 @@ def test_a_move_becomes_exactly_its_steps_as_rising_edges_at_their_planned_times
     assert all(isinstance(p, lgpio.pulse) for w in waves for p in w)
 
 
+def test_lgpio_keeps_almost_nothing_of_a_move_queued_as_the_first_step_and_the_rest(lgpio):
+    # lgpio frees a played wave only with its record: every wave but the last stays allocated
+    delays = ramp_delays(3200, **TRAPEZOID)
+    single = WaveRun(delays, pulse=lgpio.pulse)
+    play(single)
+    assert single.leaked_bytes() == 24 * (1 + 2)        # the lead-in and the first step
+    chunked = WaveRun(delays, chunk_s=CHUNK_S, pulse=lgpio.pulse)
+    play(chunked)
+    assert chunked.leaked_bytes() > 150_000             # ~48 bytes a step
+
+
 def test_the_queue_never_gets_more_than_lgpio_has_room_for(lgpio):
-    run = WaveRun(ramp_delays(4000, **TRAPEZOID), pulse=lgpio.pulse)
+    run = WaveRun(ramp_delays(4000, **TRAPEZOID), chunk_s=CHUNK_S, pulse=lgpio.pulse)
     first = run.next_waves(LG_TX_BUF, 0)
     assert len(first) == LG_TX_BUF                 # the lead-in and nine chunks
     assert run.next_waves(0, LG_TX_BUF) == []      # full: nothing
@@ -160,9 +176,10 @@ def feed(run: WaveRun, line: Timeline, t0: float, until: float, poll: float = 0.
     return t
 
 
-def test_the_book_brackets_every_step_in_time_and_never_runs_ahead(lgpio):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_book_brackets_every_step_in_time_and_never_runs_ahead(lgpio, layout):
     delays = ramp_delays(2000, **TRAPEZOID)
-    run = WaveRun(delays, pulse=lgpio.pulse)
+    run = WaveRun(delays, chunk_s=LAYOUTS[layout], pulse=lgpio.pulse)
     line = Timeline(run, start=100.0137)           # the transmit thread woke 13.7 ms after queueing
     end = feed(run, line, 100.0, 100.9)
     assert run.lo is not None and run.hi is not None
@@ -175,17 +192,19 @@ def test_the_book_brackets_every_step_in_time_and_never_runs_ahead(lgpio):
         assert most - least <= 2                  # within a step or two at up to 800 steps/s
 
 
-def test_a_late_transmit_thread_moves_the_clock_and_the_bracket_still_holds(lgpio):
-    run = WaveRun(ramp_delays(2000, **TRAPEZOID), pulse=lgpio.pulse)
-    line = Timeline(run, start=50.004, late_from=20, late=0.003)   # from the 20th wave on, 3 ms late
+@pytest.mark.parametrize("layout, late_from", [("first step alone", 2), ("10 ms chunks", 20)])
+def test_a_late_transmit_thread_moves_the_clock_and_the_bracket_still_holds(lgpio, layout, late_from):
+    run = WaveRun(ramp_delays(2000, **TRAPEZOID), chunk_s=LAYOUTS[layout], pulse=lgpio.pulse)
+    line = Timeline(run, start=50.004, late_from=late_from, late=0.003)   # from that wave on, 3 ms late
     feed(run, line, 50.0, 50.9)
     for t in (50.5, 50.7, 50.9):
         least, _, most = run.estimate(t)
         assert least <= line.steps_by(t) <= most
 
 
-def test_a_cancel_mid_chunk_counts_what_played(lgpio):
-    run = WaveRun(ramp_delays(2000, **TRAPEZOID), pulse=lgpio.pulse)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_cancel_mid_wave_counts_what_played(lgpio, layout):
+    run = WaveRun(ramp_delays(2000, **TRAPEZOID), chunk_s=LAYOUTS[layout], pulse=lgpio.pulse)
     line = Timeline(run, start=7.002)
     t = feed(run, line, 7.0, 7.6)
     cancel = t + 0.0004
@@ -195,7 +214,7 @@ def test_a_cancel_mid_chunk_counts_what_played(lgpio):
 
 
 def test_a_queue_that_ran_dry_restarts_with_a_lead_in_and_a_new_clock(lgpio):
-    run = WaveRun(ramp_delays(3000, **TRAPEZOID), pulse=lgpio.pulse)
+    run = WaveRun(ramp_delays(3000, **TRAPEZOID), chunk_s=CHUNK_S, pulse=lgpio.pulse)
     run.begin(0.0)
     run.next_waves(LG_TX_BUF, 0)
     run.look(0.01, 0)                             # the feeder was away: all nine chunks played
