@@ -10,11 +10,13 @@ floor do not topple. With lgpio pins it is queued as waves to lgpio's transmit
 thread, which times every pulse (step_wave.py: the ``wave`` path); with other pin
 factories a Python thread pulses it (the ``software`` path: no step ever comes sooner
 than ``MIN_INTERVAL`` of its planned interval, late ones are made up gradually;
-docs/forest-floor.md has the jitter figures). ``stop()`` halts at once. Homing always
-runs the software loop, to stop on the very step the sensor fires. Homing turns until a hall or optical sensor sees the home mark; if it
-has not seen it within 1.2 revolutions, or a driver's stall output trips (a
-TMC2209's DIAG, once ``tmc2209.py`` set its StallGuard up over UART), the floor
-goes to ``fault`` and the tablet tells the master to turn by hand.
+docs/forest-floor.md has the jitter figures). ``stop()`` halts at once.
+
+Homing (always the software loop, to stop on the very step the sensor fires) turns
+until a hall or optical sensor sees the home mark; if it has not seen it within 1.2
+revolutions, or a driver's stall output trips (a TMC2209's DIAG, once ``tmc2209.py``
+set its StallGuard up over UART), the floor goes to ``fault`` and the tablet tells the
+master to turn by hand.
 
 Jams, with any driver: once homed, the floor knows at which step the home mark
 passes the sensor (every whole revolution from home). A move that should carry
@@ -22,7 +24,9 @@ the mark past the sensor but never sees it (the motor turned, the floor did not)
 or sees it where no mark should be (the floor slipped), ends as ``fault`` with a
 sentence starting "jam": the position is lost and the floor must be homed. A jam
 is caught by the first move whose path crosses the mark, so within one revolution
-of turning; a move that does not reach the mark cannot tell.
+of turning; a move that does not reach the mark cannot tell. On the wave path the
+sensor's edges carry their own time, which the queued schedule turns into steps
+(``_watch_waves``).
 """
 from __future__ import annotations
 
@@ -170,6 +174,8 @@ class GpioForestFloor(ForestFloor):
         seen before the move is a jam (the mark must be narrower than this).
         """
         super().__init__(ants_around, steps_per_ant)
+        if step_timing not in STEP_TIMINGS:
+            raise ValueError(f"step_timing must be one of {STEP_TIMINGS}, not {step_timing!r}")
         self.top_speed = float(top_speed)
         self.start_speed = float(min(start_speed, top_speed))
         self.acceleration = float(acceleration)
@@ -198,12 +204,10 @@ class GpioForestFloor(ForestFloor):
             self.stall_in = self._own(DigitalInputDevice(
                 stall_pin, pull_up=not stall_active_high, pin_factory=pin_factory))
             self.stall_in.when_activated = self._stall_edge
-        if step_timing not in STEP_TIMINGS:
-            raise ValueError(f"step_timing must be one of {STEP_TIMINGS}, not {step_timing!r}")
         # (the factory gpiozero really used: pin_factory=None means its default one)
         handle = wave_handle(self.step_out.pin_factory) if step_timing == "auto" else None
-        step_line = int(self.step_out.pin.info.name.removeprefix("GPIO"))
-        self._tx = None if handle is None else LgpioStepTx(handle, step_line)
+        self._tx = None if handle is None else LgpioStepTx(
+            handle, int(self.step_out.pin.info.name.removeprefix("GPIO")))
         self.step_timing = "software" if self._tx is None else "wave"
         # home-sensor edges with their own timestamps, for the wave path's jam watch
         self._home_active_low = home_active_low
