@@ -236,13 +236,15 @@ class WaveRun:
         return max(least, self.origin), max(most, self.origin)
 
     def estimate(self, t: float) -> tuple[int, int, int]:
-        """(least, best, most) steps risen by ``t``; ``best`` the middle of the window,
+        """(least, best, most) steps risen by ``t``; ``best`` the middle of the window
+        (the least while no step has been seen playing: the position never runs ahead),
         and from the last look on never below the steps known done."""
         least, most = self.steps_at(t)
         if t >= self._last_look:
             least = max(least, self.done_low)
         most = max(most, least)
-        return least, (least + most) // 2, most
+        best = least if self.lo is None else (least + most) // 2
+        return least, best, most
 
     def count_at_cancel(self, before: float, after: float, waiting: int) -> tuple[int, int]:
         """Steps played when the queue was cancelled between ``before`` (``waiting`` read

@@ -203,3 +203,38 @@ def test_a_slip_on_the_wave_path_sees_the_mark_where_none_should_be(rig):
     rotor.slip_at, rotor.slip_by = 3, 3 * SPA                # a bump turns it 3 ants further
     turn(floor, 15, "clockwise")
     assert floor.state == FAULT and "3.0 ants from where it should be" in floor.fault
+
+
+def test_the_tablet_sees_the_floor_creep_round_while_the_queue_plays(rig):
+    floor, model, rotor, factory = rig
+    seen = []
+    floor.on_change(lambda status: seen.append((status["state"], status["position"])))
+    turn(floor, 8, "clockwise")
+    moving = [p for state, p in seen if state == "moving"]
+    assert len(set(moving)) >= 8                             # about every quarter ant
+    assert moving == sorted(moving) and moving[-1] <= 8      # never ahead of the floor
+    assert all(b - a <= 1 for a, b in zip(moving, moving[1:]))
+    assert seen[-1] == ("idle", 8.0)
+
+
+def test_a_stall_on_the_wave_path_drops_the_queue(monkeypatch):
+    from gpiozero.pins.mock import MockFactory
+    monkeypatch.setattr(floor_gpio, "wave_handle", lambda factory: 0)
+    factory = MockFactory()
+    floor = GpioForestFloor(STEP, DIR, enable_pin=ENABLE, home_pin=None, stall_pin=24, ants_around=16,
+                            steps_per_ant=SPA, top_speed=2000, start_speed=500, acceleration=20000,
+                            homing_speed=4000, invert_direction=False, pin_factory=factory)
+    model = QueueModel()
+    floor._tx = model
+    try:
+        floor.rotate(40, "clockwise")
+        time.sleep(0.2)
+        factory.pin(24).drive_high()                         # the driver's DIAG: stalled
+        assert floor.wait_idle(5)
+        assert floor.state == FAULT and "stall" in floor.fault
+        assert model.cancels == 1 and model.waiting() == 0
+        assert 0 < len(model.rises_until(time.monotonic())) < 40 * SPA
+        assert factory.pin(ENABLE).state is True
+    finally:
+        floor.close()
+        factory.close()
