@@ -99,6 +99,14 @@ def test_a_move_becomes_exactly_its_steps_as_rising_edges_at_their_planned_times
     assert all(isinstance(p, lgpio.pulse) for w in waves for p in w)
 
 
+def test_a_single_step_nudge_is_a_lead_in_and_one_step(lgpio):
+    run = WaveRun([0.005], pulse=lgpio.pulse)
+    waves = play(run)
+    assert [len(w) for w in waves] == [1, 2]
+    assert rising_times(waves) == [1000]
+    assert sum(p.pulse_delay for p in waves[1]) == 5000      # the step's whole interval
+
+
 def test_lgpio_keeps_almost_nothing_of_a_move_queued_as_the_first_step_and_the_rest(lgpio):
     # lgpio frees a played wave only with its record: every wave but the last stays allocated
     delays = ramp_delays(3200, **TRAPEZOID)
