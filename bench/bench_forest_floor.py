@@ -181,6 +181,14 @@ class LoopbackEdges:
         return [b - a for a, b in zip(self.rises, self.rises[1:])]
 
 
+def rss_kb() -> int:
+    """This process's resident memory (Linux), in kB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
 def main() -> None:
     print(f"bench_forest_floor: {STEPS} steps per run, Python {sys.version.split()[0]}")
     factory = MockFactory()
@@ -196,8 +204,10 @@ def main() -> None:
     loopback_pin = os.environ.get("FLOOR_LOOPBACK_PIN")
     if loopback_pin:
         edges = LoopbackEdges(real, int(loopback_pin))
+        before = rss_kb()
         bench(f"wave path, lgpio pins, STEP looped back to GPIO{loopback_pin}", real, mock=False,
               timing="auto", loopback=edges)
+        print(f"  the process grew {rss_kb() - before} kB over those {10 * STEPS} queued steps")
         edges.device.close()
     else:
         print("wave path on lgpio pins: set FLOOR_LOOPBACK_PIN (STEP jumpered to that input) to time it")
