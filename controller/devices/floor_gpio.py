@@ -6,13 +6,17 @@ low on those boards) powers the coils only while moving, so the motor stays cool
 and the floor can be turned by hand whenever it is idle.
 
 Motion is a trapezoidal ramp (speed up, cruise, slow down) so the trees on the
-floor do not topple, pulsed from a thread (software-timed: no step ever comes
-sooner than ``MIN_INTERVAL`` of its planned interval, late ones are made up
-gradually; docs/forest-floor.md has the jitter figures). ``stop()`` halts before
-the next step. Homing turns until a hall or optical sensor sees the home mark; if it
-has not seen it within 1.2 revolutions, or a driver's stall output trips (a
-TMC2209's DIAG, once ``tmc2209.py`` set its StallGuard up over UART), the floor
-goes to ``fault`` and the tablet tells the master to turn by hand.
+floor do not topple. With lgpio pins it is queued as waves to lgpio's transmit
+thread, which times every pulse (step_wave.py: the ``wave`` path); with other pin
+factories a Python thread pulses it (the ``software`` path: no step ever comes sooner
+than ``MIN_INTERVAL`` of its planned interval, late ones are made up gradually;
+docs/forest-floor.md has the jitter figures). ``stop()`` halts at once.
+
+Homing (always the software loop, to stop on the very step the sensor fires) turns
+until a hall or optical sensor sees the home mark; if it has not seen it within 1.2
+revolutions, or a driver's stall output trips (a TMC2209's DIAG, once ``tmc2209.py``
+set its StallGuard up over UART), the floor goes to ``fault`` and the tablet tells the
+master to turn by hand.
 
 Jams, with any driver: once homed, the floor knows at which step the home mark
 passes the sensor (every whole revolution from home). A move that should carry
@@ -20,25 +24,33 @@ the mark past the sensor but never sees it (the motor turned, the floor did not)
 or sees it where no mark should be (the floor slipped), ends as ``fault`` with a
 sentence starting "jam": the position is lost and the floor must be homed. A jam
 is caught by the first move whose path crosses the mark, so within one revolution
-of turning; a move that does not reach the mark cannot tell.
+of turning; a move that does not reach the mark cannot tell. On the wave path the
+sensor's edges carry their own time, which the queued schedule turns into steps
+(``_watch_waves``).
 """
 from __future__ import annotations
 
 import math
 import threading
 import time
+from collections import deque
 from typing import Any, Callable
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from .base import Section
 from .forest_floor import FloorBusy, ForestFloor, Launch
+from .step_wave import LG_TX_BUF, POLL_S, RESYNC_WIDTH, LgpioStepTx, WaveRun, wave_handle
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
 STALL = "the floor is stuck (stall): turn it by hand"
 JAM = "jam"
 HOMING_REVOLUTIONS = 1.2
+STEP_TIMINGS = ("auto", "software")
+EDGE_GRACE_S = 0.1
+"""On the wave path a home-sensor edge reaches Python through lgpio's callback thread,
+late on a busy Pi: a mark counts as missed only once the floor passed it this long ago."""
 MIN_INTERVAL = 0.9
 """No step interval is shorter than this share of the planned one (catching up included)."""
 
@@ -78,8 +90,9 @@ class MarkWatch:
     are not required (the floor may already sit on one, or stop short of it).
 
     A mark met turning clockwise (the side homing approaches from) also re-syncs the
-    count: ``resync`` is then the mark's step, so a ``steps_per_ant`` a hair off never
-    adds up over many revolutions into a false jam.
+    count: ``resync`` is then the correction to add to the step count (the mark's step
+    minus the step it was seen at), so a ``steps_per_ant`` a hair off never adds up over
+    many revolutions into a false jam.
     """
 
     def __init__(self, start: int, end: int, revolution: float, tolerance: float,
@@ -99,18 +112,37 @@ class MarkWatch:
 
     def after_step(self, steps: int, active: bool) -> str | None:
         """The floor's step count after a pulse and the sensor's level: None, or the jam."""
+        return self.level(active, steps, steps) or self.reached(steps)
+
+    def level(self, active: bool, low: int, high: int) -> str | None:
+        """The sensor's level is ``active`` since the count was between ``low`` and
+        ``high``: a rising edge is checked with ``seen``."""
         rising = active and not self._was_active
         self._was_active = active
-        if rising:
-            nearest = round(steps / self.revolution) * self.revolution
-            off = steps - nearest
-            if abs(off) > self.tolerance:
-                return (f"{JAM}: the home mark passed {abs(off) / self.steps_per_ant:.1f} ants "
-                        f"from where it should be, so the floor slipped or was pushed")
-            if nearest in self.pending:
-                self.pending.remove(nearest)
-            if self.sign > 0:
-                self.resync = round(nearest)
+        return self.seen(low, high) if rising else None
+
+    def seen(self, low: int, high: int) -> str | None:
+        """The sensor turned active when the step count was between ``low`` and ``high``
+        (the same step on the software path; a window on the wave path, where the edge's
+        time is mapped onto the queued steps): None, or the jam. The mark nearest the
+        window counts as seen; a jam only when the whole window is out of tolerance, so
+        not knowing the very step never makes a false jam. The count is re-synced only
+        when the window is narrow (``RESYNC_WIDTH``)."""
+        middle = (low + high) / 2
+        nearest = round(middle / self.revolution) * self.revolution
+        off = max(0.0, low - nearest, nearest - high)
+        if off > self.tolerance:
+            return (f"{JAM}: the home mark passed {off / self.steps_per_ant:.1f} ants "
+                    f"from where it should be, so the floor slipped or was pushed")
+        if nearest in self.pending:
+            self.pending.remove(nearest)
+        if self.sign > 0 and high - low <= RESYNC_WIDTH:
+            self.resync = round(nearest) - round(middle)
+        return None
+
+    def reached(self, steps: int) -> str | None:
+        """The floor has turned at least to ``steps``: a jam if a mark it must have passed
+        by now was never seen."""
         if self.pending:
             mark = self.pending[0]
             if (steps - mark) * self.sign > self.tolerance:
@@ -128,8 +160,13 @@ class GpioForestFloor(ForestFloor):
                  acceleration: float, homing_speed: float, invert_direction: bool,
                  pin_factory: Any, enable_active_low: bool = True, home_active_low: bool = True,
                  stall_active_high: bool = True, pulse_width: float = 5e-6,
-                 notify_every: int | None = None, jam_tolerance_ants: float = 0.5):
+                 notify_every: int | None = None, jam_tolerance_ants: float = 0.5,
+                 step_timing: str = "auto"):
         """Speeds in steps per second, acceleration in steps per second².
+
+        ``step_timing``: ``auto`` queues the pulses to lgpio's transmit thread when the
+        pin factory is lgpio's (``wave``), else times them from a Python thread
+        (``software``); ``software`` forces the Python loop everywhere.
 
         ``home_active_low``: most hall (A3144) and slotted optical sensors pull
         their output low at the mark, so the input uses the Pi's pull-up.
@@ -137,6 +174,8 @@ class GpioForestFloor(ForestFloor):
         seen before the move is a jam (the mark must be narrower than this).
         """
         super().__init__(ants_around, steps_per_ant)
+        if step_timing not in STEP_TIMINGS:
+            raise ValueError(f"step_timing must be one of {STEP_TIMINGS}, not {step_timing!r}")
         self.top_speed = float(top_speed)
         self.start_speed = float(min(start_speed, top_speed))
         self.acceleration = float(acceleration)
@@ -165,12 +204,27 @@ class GpioForestFloor(ForestFloor):
             self.stall_in = self._own(DigitalInputDevice(
                 stall_pin, pull_up=not stall_active_high, pin_factory=pin_factory))
             self.stall_in.when_activated = self._stall_edge
+        # (the factory gpiozero really used: pin_factory=None means its default one)
+        handle = wave_handle(self.step_out.pin_factory) if step_timing == "auto" else None
+        self._tx = None if handle is None else LgpioStepTx(
+            handle, int(self.step_out.pin.info.name.removeprefix("GPIO")))
+        self.step_timing = "software" if self._tx is None else "wave"
+        # home-sensor edges with their own timestamps, for the wave path's jam watch
+        self._home_active_low = home_active_low
+        self._home_edges: deque[tuple[float, bool]] = deque()
+        self._recording_edges = False
+        self._home_device_changed: Callable[[Any, Any], None] | None = None
+        if self.home_in is not None:
+            self._home_device_changed = self.home_in.pin.when_changed
+            self.home_in.pin.when_changed = self._home_pin_changed
         self._steps = 0                  # motor steps from home, clockwise positive
         self._target_ants = 0            # where whole-ant moves aim, so rounding never drifts
         self._home_seen = threading.Event()
         self._stalled = threading.Event()
         self._stop = threading.Event()
         self._jam: str | None = None
+        # wave path: the steps played when the last move was cancelled (at least, at most)
+        self.cancel_window: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
         # After a stop, a fault or a turn by hand the step count no longer matches
         # the floor: the tablet should home it again before trusting the position.
@@ -237,6 +291,7 @@ class GpioForestFloor(ForestFloor):
         out = super().status()
         out["steps"] = self._steps
         out["needs_home"] = self.needs_home
+        out["step_timing"] = self.step_timing
         return out
 
     # --- the motion -------------------------------------------------------------
@@ -290,6 +345,14 @@ class GpioForestFloor(ForestFloor):
 
     def _home_edge(self) -> None:
         self._home_seen.set()
+
+    def _home_pin_changed(self, ticks: Any, state: Any) -> None:
+        """The home pin's own callback (``ticks``: when the edge happened): kept for the
+        wave path, then handed on to gpiozero's device as before."""
+        if self._recording_edges:
+            self._home_edges.append((float(ticks), bool(state) != self._home_active_low))
+        if self._home_device_changed is not None:
+            self._home_device_changed(ticks, state)
 
     def _stall_edge(self) -> None:
         self._stalled.set()
@@ -346,7 +409,7 @@ class GpioForestFloor(ForestFloor):
                 if self._jam is not None:
                     return "jam"
                 if watch.resync is not None:
-                    self._steps, watch.resync = watch.resync, None
+                    self._steps, watch.resync = self._steps + watch.resync, None
             if (i + 1) % self.notify_every == 0:
                 self._notify()
             due = max(due + delay, last_rise + MIN_INTERVAL * delay)
@@ -359,11 +422,105 @@ class GpioForestFloor(ForestFloor):
             return "stall"
         return "done"
 
+    def _drive_wave(self, steps: int, delays: list[float], watch: MarkWatch | None) -> str:
+        """``_drive`` on lgpio: the pulses are queued in chunks to lgpio's transmit thread
+        (step_wave.py), which times them; this thread only feeds the queue, checks stop,
+        stall and the home mark, and counts. "done", "stopped", "stall" or "jam"."""
+        if self._stop.is_set():
+            return "stopped"
+        tx = self._tx
+        assert tx is not None
+        sign = 1 if steps > 0 else -1
+        self._set_direction(sign)            # settled long before the lead-in ends
+        if self.enable_out is not None:
+            self.enable_out.on()             # the lead-in wave is the driver's ~1 ms wake-up
+        run = WaveRun(delays, high_us=max(1, round(self.pulse_width * 1e6)))
+        base = self._steps                   # + resync corrections; + sign × steps played
+        self._home_edges.clear()
+        self._recording_edges = watch is not None
+        how, waiting, notified, played_out = "done", 0, 0, False
+
+        def at(count: int) -> int:
+            return base + sign * count
+
+        run.begin(time.monotonic())
+        try:
+            while True:
+                # (``waiting`` is from the last look and only falls meanwhile: the room is
+                # never overestimated. Should the one wave left end in between, the next
+                # starts at the thread's next wake: a late step, and the clock re-anchors.)
+                for wave in run.next_waves(LG_TX_BUF - waiting, waiting):
+                    tx.queue(wave)
+                    waiting += 1
+                if self._stop.wait(POLL_S):
+                    how = "stopped"
+                elif self._stalled.is_set() or (self.stall_in is not None and self.stall_in.is_active):
+                    how = "stall"
+                if how != "done":
+                    break
+                now = time.monotonic()
+                waiting = tx.waiting()
+                run.look(now, waiting)
+                finished = waiting == 0 and run.all_queued
+                if watch is not None:
+                    if finished:             # the last edges may still be on their way
+                        self._stop.wait(EDGE_GRACE_S)
+                    jam, correction = self._watch_waves(run, watch, at, now, finished)
+                    base += correction
+                    if jam is not None:
+                        self._jam, how = jam, "jam"
+                        break
+                if finished:
+                    played_out = True
+                    break
+                best = run.estimate(now)[1]
+                self._steps = at(best)
+                if best // self.notify_every > notified:
+                    notified = best // self.notify_every
+                    self._notify()
+        finally:
+            self._recording_edges = False
+            if not played_out:
+                # stop, stall, jam or an error: drop the queue at once, then count what played
+                before = time.monotonic()
+                waiting = tx.waiting()
+                tx.cancel()
+                low, high = run.count_at_cancel(before, time.monotonic(), waiting)
+                self._steps = at((low + high) // 2)
+                self.cancel_window = (low, high)
+        if how == "done":
+            self._steps = at(run.steps)      # every queued pulse played: exact
+        return how
+
+    def _watch_waves(self, run: WaveRun, watch: MarkWatch, at: Callable[[int], int], now: float,
+                     finished: bool) -> tuple[str | None, int]:
+        """The home mark on the wave path: each sensor edge's own time is mapped onto the
+        queued steps (a window of steps, see ``WaveRun.steps_at``), and a mark counts as
+        missed only once the steps surely played ``EDGE_GRACE_S`` ago passed it. Returns (the jam or None, the count correction from a re-sync)."""
+        correction = 0
+        while self._home_edges:
+            ticks, active = self._home_edges.popleft()
+            least, _, most = run.estimate(ticks)
+            low, high = sorted((at(least) + correction, at(most) + correction))
+            jam = watch.level(active, low - 1, high + 1)   # ±1: the tick against the step's edge
+            if watch.resync is not None:
+                correction, watch.resync = correction + watch.resync, None
+            if jam is not None:
+                return jam, correction
+        # (the clock's lower bound: most steps play inside one queued wave, so the queue
+        # itself says little mid-move; a thread later than the grace could call a jam early)
+        played = run.steps if finished else run.estimate(now - EDGE_GRACE_S)[0]
+        return watch.reached(at(played) + correction), correction
+
     def _move(self, steps: int, speed: float) -> Ending:
         if steps == 0:
             return "done", None
         delays = ramp_delays(abs(steps), self.start_speed, speed, self.acceleration)
-        how = self._drive(steps, delays, watch=self._mark_watch(steps))
+        watch = self._mark_watch(steps)
+        if self._tx is not None:
+            how = self._drive_wave(steps, delays, watch)
+        else:
+            how = self._drive(steps, delays, watch=watch)
         if how == "stall":
             return "fault", STALL
         if how == "jam":
