@@ -47,6 +47,20 @@ def play(table, rng: random.Random, until: Callable[[Session], bool], *, prefer:
     raise AssertionError(f"never reached the screen; stuck in {table.session()['state'].get('phase')}")
 
 
+def play_by(chooser: Callable[[Any, random.Random], dict[str, Any]], until: Callable[[Any], bool],
+            limit: int = 5000) -> Reach:
+    """For games whose players act from their phones too (secret actions): the engine
+    tests' quick player picks from everything any seat may do, looking at the state."""
+    def reach(table, rng: random.Random) -> Session:
+        for _ in range(limit):
+            state = table.inspect(lambda engine, state: state)
+            if until(state):
+                return table.session()
+            table.act(chooser(state, rng), source="player")
+        raise AssertionError("never reached the screen")
+    return reach
+
+
 def phase_is(*phases: str) -> Callable[[Session], bool]:
     return lambda s: s["state"].get("phase") in phases
 
@@ -92,6 +106,22 @@ def _wald_to(until):
     return lambda table, rng: play(table, rng, until, prefer=prefer)
 
 
+def _mix_it(until: Callable[[Any], bool]) -> Reach:
+    from tests.games.mix_it_support import choose
+    return play_by(lambda state, rng: choose(state, rng), until)
+
+
+def _elixir(until: Callable[[Any], bool]) -> Reach:
+    from tests.games.elixir_support import all_actions, choose
+    return play_by(lambda state, rng: choose(rng, state, all_actions(state)), until)
+
+
+def _elixir_can(kind: str) -> Callable[[Any], bool]:
+    from controller.games.elixir.engine import Elixir
+    game = Elixir()
+    return lambda state: any(a["type"] == kind for a in game.legal_actions(state))
+
+
 GAMES = [
     GameCase("mirakel-mix", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=5, screens=[
         Screen("play", _mirakel_play),
@@ -110,6 +140,18 @@ GAMES = [
         Screen("results", _wald_to(phase_is("check"))),
         Screen("winner", _wald_to(over)),
     ], standings=".zw-scores tbody tr", standings_rows=4),
+    GameCase("mix-it", ["Annabelle", "Benjamin", "Charlotte", "Dominik", "Emilia"], seed=4, screens=[
+        Screen("play", _mix_it(lambda s: s["locked"] is not None and s["step"] > 6)),
+        Screen("monster", _mix_it(lambda s: bool(s["claims"]))),
+        Screen("winner", _mix_it(lambda s: bool(s["winners"]))),
+    ], standings="#mi-standings .mi-standing", standings_rows=5),
+    GameCase("elixir", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=22, screens=[
+        Screen("opening", _elixir(lambda s: True)),
+        Screen("play", _elixir(lambda s: s["step"] == "move" and s["round"] > 1)),
+        Screen("unknown", _elixir(lambda s: bool(s["pending"]) and s["pending"]["kind"] == "offer")),
+        Screen("brew", _elixir(_elixir_can("brew"))),
+        Screen("winner", _elixir(lambda s: s["winner"] is not None)),
+    ], standings="#ex-standings .ex-standing", standings_rows=4),
 ]
 
 

@@ -24,7 +24,7 @@ export function render(root, session, ctx) {
       decisions(state, session, ctx, info, names, actions)),
     el("aside.ex-side", {}, undoButton(state, ctx), soundButton(ctx, state), tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
-    state.winner !== null ? winnerBox(state, names) : null);
+    state.winner !== null ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
   readAloud(state);
 }
@@ -311,11 +311,23 @@ function wizardCard(state, p, info) {
     p.in_use.length ? el("div.ex-timers", {}, p.in_use.map(timer)) : null);
 }
 
-function winnerBox(state, names) {
-  return el("div.ex-winner", { id: "ex-winner", role: "status" },
+/** The end: the winner, then every wizard's place from the engine's ranking (the rules rank
+ * only the winner: the others share second place) with what the table can see of them. */
+function winnerBox(state, session, names) {
+  const ranking = session.outcome?.ranking || [];
+  return el("div.ex-winner", { id: "ex-winner", role: "dialog", "aria-modal": "true", "aria-labelledby": "ex-winner-title" },
     el("div.ex-winner-box", {}, el("div.ex-winner-icon", { "aria-hidden": "true" }, "⚗"),
-      el("h2", {}, `${names[state.winner]} brewed the elixir of life!`),
-      el("p", {}, "All three parts of the elixir are in one wizard's hands."),
+      el("h2", { id: "ex-winner-title" }, `${names[state.winner]} brewed the elixir of life!`),
+      el("p", {}, `All three parts of the elixir are in one wizard's hands (round ${state.round}).`),
+      el("ol.ex-standings", { id: "ex-standings", "aria-label": "final standings" }, ranking.map((r) => {
+        const p = state.players[r.seat];
+        const shared = ranking.filter((x) => x.place === r.place).length > 1;
+        return el(`li.ex-standing${r.place === 1 ? ".won" : ""}`, { dataset: { seat: String(r.seat) } },
+          el("b.ex-place", {}, `${r.place}${shared ? "=" : ""}`), seatMark(r.seat, names[r.seat]),
+          el("span.ex-standing-name", {}, names[r.seat]),
+          el("span.ex-standing-what", {}, r.place === 1 ? "★ elixir of life" : "no elixir",
+            ` · ${p.gold} gold · ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`));
+      })),
       el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")));
 }
 
