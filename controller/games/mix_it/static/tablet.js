@@ -60,13 +60,13 @@ function turnPanel(state, names, ctx, session) {
     over ? standings(session, names)
       : el("p.mi-whose", {}, el(`span.seat-chip.seat-${state.turn}`, {}, state.turn + 1), ` ${names[state.turn]}'s turn`),
     el("div.mi-deck", { id: "mi-deck" },
-      el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), " cards in the deck"),
+      el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), state.deck.count === 1 ? " card in the deck" : " cards in the deck"),
       state.variant === "classic" ? el("span.mi-pile", {}, el("b", {}, String(state.goal_pile)), " goal cards") : null),
     state.deck.top ? el("div.mi-deck-top", {}, el("span.panel-title", {}, "Face up:"), partCard(state.deck.top),
       places.map((a) => el("button.big-button.go", { type: "button", dataset: { place: a.monster },
                                                      onclick: () => ctx.perform(a) }, `Place on Monster ${a.monster + 1}`)))
       : null,
-    el("p.mi-rule", {}, state.variant === "express"
+    over ? null : el("p.mi-rule", {}, state.variant === "express"
       ? "Express: place from the face-up deck or move a card. Build your goal first!"
       : `Place, move, or change goal once. ${state.cookies_to_win} cookies win.`));
 }
