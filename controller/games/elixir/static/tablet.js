@@ -3,6 +3,7 @@
 // Secrets (brew cards, formulas) are never here: they are on each wizard's phone (phone.js).
 // Drawn by app.js as render(root, session, ctx); the guide is docs/elixir-tablet.md.
 import { el } from "/static/js/ui.js";
+import { showSeats } from "/static/js/seats.js";
 import { STEPS, cap, chip, chips, ingredientTable, seatMark, timer } from "./common.js";
 
 let spokenKey = null;           // the Unknown last read aloud (read once per draw)
@@ -22,7 +23,7 @@ export function render(root, session, ctx) {
       header(state, names),
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
       decisions(state, session, ctx, info, names, actions)),
-    el("aside.ex-side", {}, undoButton(state, ctx), soundButton(ctx, state), tableBox(state, info, names)),
+    el("aside.ex-side", {}, undoButton(state, ctx), phonesButton(state), soundButton(ctx, state), tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
     state.winner !== null ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
@@ -90,6 +91,13 @@ function soundButton(ctx, state) {
       document.querySelector("#ex-sound").setAttribute("aria-pressed", String(soundOn()));
       document.querySelector("#ex-sound").textContent = soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off";
     } }, soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off");
+}
+
+/** Each wizard's brew cards and formula table are on his own phone: the QR codes (PIN first). */
+function phonesButton(state) {
+  if (state.winner !== null) return null;
+  return el("button.big-button.ex-phones", { type: "button", id: "ex-phones", onclick: () => showSeats() },
+    "Phone links: secret cards");
 }
 
 function undoButton(state, ctx) {
