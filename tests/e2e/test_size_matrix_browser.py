@@ -6,8 +6,9 @@ hidden lay-down entry, round results and the winner. For each size × game one p
 walks through the game's screens (the table is driven from Python, as the sensors and
 other tablets would) and at each screen asserts: nothing cut off, ellipsised, off the
 side or unreachable by scrolling, every control >= 48 px and none overlapping, and axe-core
-finds no serious or critical violation. A screenshot per screen goes to
-test-output/<test>/<screen>.png.
+finds no serious or critical violation. At the phone size a game with secrets is also
+checked on the first player's own seat page (/seat/<token>, the game's phone.js) at every
+screen. A screenshot per screen goes to test-output/<test>/<screen>.png (seat-<screen>.png).
 
 A new game joins by adding one entry to GAMES (its players and its screens).
 """
@@ -84,6 +85,7 @@ class GameCase:
     screens: list[Screen] = field(default_factory=list)
     standings: str = ""            # on the winner screen: one row per player (the winner's own line aside)
     standings_rows: int = 0
+    seat_ready: str = ""           # a game with phone.js: its seat page, checked too at the phone size
 
 
 def _mirakel_play(table, rng):
@@ -144,14 +146,14 @@ GAMES = [
         Screen("play", _mix_it(lambda s: s["locked"] is not None and s["step"] > 6)),
         Screen("monster", _mix_it(lambda s: bool(s["claims"]))),
         Screen("winner", _mix_it(lambda s: bool(s["winners"]))),
-    ], standings="#mi-standings .mi-standing", standings_rows=5),
+    ], standings="#mi-standings .mi-standing", standings_rows=5, seat_ready="#mi-phone"),
     GameCase("elixir", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=22, screens=[
         Screen("opening", _elixir(lambda s: True)),
         Screen("play", _elixir(lambda s: s["step"] == "move" and s["round"] > 1)),
         Screen("unknown", _elixir(lambda s: bool(s["pending"]) and s["pending"]["kind"] == "offer")),
         Screen("brew", _elixir(_elixir_can("brew"))),
         Screen("winner", _elixir(lambda s: s["winner"] is not None)),
-    ], standings="#ex-standings .ex-standing", standings_rows=4),
+    ], standings="#ex-standings .ex-standing", standings_rows=4, seat_ready="#exp"),
 ]
 
 
@@ -187,6 +189,16 @@ def test_every_screen_fits(browser, live_table, output_dir, game: GameCase, size
         table = live_table.table
         rng = random.Random(game.seed)
         table.start(game.id, game.players, seed=game.seed)
+        # at the phone size, the first player's own phone too: the real /seat/<token> page
+        phone = None
+        if size_name == "phone" and game.seat_ready:
+            status, seats = live_table.call("GET", "/api/v1/seats")
+            assert status == 200, seats
+            phone = context.new_page()
+            phone.on("pageerror", lambda exc: errors.append(str(exc)))
+            phone.set_default_timeout(60_000)
+            phone.goto(seats["seats"][0]["url"])
+            phone.wait_for_selector(game.seat_ready)
         for screen in game.screens:
             session = screen.reach(table, rng)
             page.wait_for_function("([id, v]) => document.body.dataset.game === id && document.body.dataset.version === v",
@@ -194,6 +206,9 @@ def test_every_screen_fits(browser, live_table, output_dir, game: GameCase, size
             if screen.open:
                 screen.open(page)
             found += check(page, output_dir, screen.name, size_name)
+            if phone is not None:
+                phone.wait_for_function("v => document.body.dataset.version === v", arg=str(session["version"]))
+                found += check(phone, output_dir, f"seat-{screen.name}", size_name)
             if screen.name == "winner":
                 # the final standings: a row per player, every name readable on the screen
                 assert page.locator(game.standings).count() == game.standings_rows
