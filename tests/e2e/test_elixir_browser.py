@@ -145,7 +145,13 @@ def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, 
     assert f"{['Ann', 'Ben'][winner]} brewed the elixir of life" in page.locator("#ex-winner").inner_text()
     assert session_of(live)["outcome"]["winners"] == [winner]
     assert_touch_targets(page)
+    # the final standings: the winner first, the other wizard 2nd (the rules rank only the winner)
+    assert page.locator("#ex-standings .ex-standing").all_inner_texts()[0].startswith("1")
+    assert page.locator("#ex-standings .ex-standing.won").get_attribute("data-seat") == str(winner)
     page.screenshot(path=str(output_dir / "2-winner.png"))
+    page.locator("#ex-see-board").tap()                  # the board behind the card, the winner in its title
+    assert page.locator("#ex-winner").count() == 0
+    assert "wins in round" in page.locator(".ex-title").inner_text()
 
 
 def test_each_wizard_sees_only_his_secrets_on_his_seat_page_and_acts_from_it(tablet, page_on, live_table, output_dir):

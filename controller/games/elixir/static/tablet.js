@@ -9,6 +9,7 @@ import { STEPS, cap, chip, chips, ingredientTable, seatMark, timer } from "./com
 let spokenKey = null;           // the Unknown last read aloud (read once per draw)
 const picks = {};               // what is being chosen on screen: key -> {ingredient: n}
 let composer = null;            // the experiment being set out: {key, herb, special, gems}
+let boardSeen = null;           // the game whose winner card was closed with "See the board"
 
 const soundOn = () => localStorage.getItem("elixir-sound") === "on";
 
@@ -25,7 +26,7 @@ export function render(root, session, ctx) {
       decisions(state, session, ctx, info, names, actions)),
     el("aside.ex-side", {}, undoButton(state, ctx), phonesButton(state), soundButton(ctx, state), tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
-    state.winner !== null ? winnerBox(state, session, names) : null);
+    state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
   readAloud(state);
 }
@@ -336,7 +337,10 @@ function winnerBox(state, session, names) {
           el("span.ex-standing-what", {}, r.place === 1 ? "★ elixir of life" : "no elixir",
             ` · ${p.gold} gold · ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`));
       })),
-      el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")));
+      el("div.ex-winner-buttons", {},
+        el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
+        el("button.big-button.quiet", { type: "button", id: "ex-see-board",
+          onclick: () => { boardSeen = session.id; document.querySelector("#ex-winner")?.remove(); } }, "See the board"))));
 }
 
 const PLACE_WORDS = { jeweller: "◆ Jeweller", special_supplies: "■ Special supplies", herbalist: "● Herbalist",
