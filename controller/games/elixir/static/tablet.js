@@ -24,7 +24,8 @@ export function render(root, session, ctx) {
       header(state, names),
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
       decisions(state, session, ctx, info, names, actions)),
-    el("aside.ex-side", {}, undoButton(state, ctx), phonesButton(state), soundButton(ctx, state), tableBox(state, info, names)),
+    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, undoButton(state, ctx), phonesButton(state), soundButton(ctx, state)),
+      tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
     state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
@@ -98,7 +99,7 @@ function soundButton(ctx, state) {
 function phonesButton(state) {
   if (state.winner !== null) return null;
   return el("button.big-button.ex-phones", { type: "button", id: "ex-phones", onclick: () => showSeats() },
-    "Phone links: secret cards");
+    "Phone links");
 }
 
 function undoButton(state, ctx) {
