@@ -84,16 +84,19 @@ class LogBook:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._books: dict[int, dict[str, Any]] = {}
+        self._books: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def entries(self, game: dict[str, Any], actions: list[dict[str, Any]]) -> list[Entry]:
         """The log of one game (a store row and its actions), newest first: version, time,
         words, source, and whether a later undo took it back (``undone``) or it is the
         undo itself (``undo``)."""
+        # the row's id alone is not enough: another store (a test's, an imported one) has its
+        # own game 1; its start time and seed tell the games apart
+        key = (game["id"], game["game"], game.get("started"), game["seed"])
         with self._lock:
-            book = self._books.get(game["id"])
+            book = self._books.get(key)
             if book is None or book["read"] > len(actions):
-                book = self._books[game["id"]] = self._open(game)
+                book = self._books[key] = self._open(game)
             for a in actions[book["read"]:]:
                 self._add(book, game, a)
             book["read"] = len(actions)

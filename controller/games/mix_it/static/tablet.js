@@ -22,7 +22,10 @@ export function render(root, session, ctx) {
       turnPanel(state, names, ctx, session),
       state.outcome ? null : playersPanel(state),      // at the end the standings say it
       el("div.mi-buttons", {},
-        el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
+        state.outcome               // the game is over: no more secrets to look at, a rematch instead
+          ? el("button.big-button.go", { type: "button", id: "mi-new-game",
+              onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
+          : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
         state.can_undo ? el("button.big-button.quiet", { type: "button", id: "mi-undo",
                                                           onclick: () => ctx.perform({ type: "undo" }) }, "Undo") : null)),
     el("p.mi-last", { id: "mi-last", "aria-live": "polite" }, state.last)));
