@@ -84,18 +84,22 @@ class LogBook:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._books: dict[int, dict[str, Any]] = {}
+        self._books: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def entries(self, game: dict[str, Any], actions: list[dict[str, Any]]) -> list[Entry]:
         """The log of one game (a store row and its actions), newest first: version, time,
         words, source, and whether a later undo took it back (``undone``) or it is the
         undo itself (``undo``)."""
+        # the row's id alone is not enough: another store (a test's, an imported one) has its
+        # own game 1; its start time and seed tell the games apart
+        key = (game["id"], game["game"], game.get("started"), game["seed"])
         with self._lock:
             book = self._books.get(game["id"])
-            # a book is for this game row only: a repaired log (shorter) or another game that
-            # got the same id (a database moved aside) starts it again
-            if book is None or book["read"] > len(actions) or book["started"] != game["started"]:
+            # one book per game id (bounded), for this game row only: a repaired log (shorter)
+            # or another game with the same id starts it again
+            if book is None or book["read"] > len(actions) or book["key"] != key:
                 book = self._books[game["id"]] = self._open(game)
+                book["key"] = key
             for a in actions[book["read"]:]:
                 self._add(book, game, a)
             book["read"] = len(actions)
@@ -108,8 +112,7 @@ class LogBook:
             state: Any = engine.setup(list(game["players"]), game["seed"], dict(game["options"]))
         except Exception:                  # a log from an older engine: words without actors
             state = None
-        return {"engine": engine, "state": state, "entries": [], "live": [], "read": 0,
-                "started": game["started"]}
+        return {"engine": engine, "state": state, "entries": [], "live": [], "read": 0}
 
     @staticmethod
     def _add(book: dict[str, Any], game: dict[str, Any], a: dict[str, Any]) -> None:

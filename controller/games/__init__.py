@@ -82,6 +82,8 @@ class Plugin:
     def info(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "min_players": self.min_players,
                 "max_players": self.max_players, "settings_legend": self.settings_legend,
+                # players have secrets on their own phones: the tablet offers the seat links
+                "phones": bool(self.phone_page) or self.has_phone(),
                 "toggles": [{"option": t.option, "value": t.value, "label": t.label, "hint": t.hint}
                             for t in self.toggles]}
 

@@ -53,7 +53,7 @@ PROBLEMS_JS = """
     return null;
   };
   // an open dialog is what a player looks at: the page behind it is not checked
-  const dialogs = [...document.querySelectorAll('body > .modal, .outcome, .side-sheet, .offline-cover')].filter((m) => !m.hidden && visible(m));
+  const dialogs = [...document.querySelectorAll('body > .modal, .outcome, .side-sheet, .offline-cover, [aria-modal="true"]')].filter((m) => !m.hidden && visible(m));
   const scope = dialogs.length ? dialogs[dialogs.length - 1] : document.body;
   const texty = [...scope.querySelectorAll('*')].filter((e) =>
     !['SCRIPT', 'STYLE', 'svg', 'SVG'].includes(e.tagName) && !e.closest('svg') &&

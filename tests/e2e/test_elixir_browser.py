@@ -4,10 +4,9 @@ The tablet: the opening roll and a first turn by taps (move, buy, fill the racks
 an experiment, roll), the Unknown read on screen, then a whole game to a win — the
 moves a seeded player chose go through the API and the winning roll is tapped.
 
-The phone: this branch has no seat page (``/seat/<token>`` is built in parallel by the
-seat-mechanism work), so the test loads ``phone.js`` into a blank page of the live
-server and calls ``render(root, seatSession, ctx)`` with the seat session the contract
-describes (public session + ``seat`` + ``private``); ``ctx.act`` posts to the real API.
+The phones: each wizard opens his seat through the real ``/seat/<token>`` page, from the
+links the tablet's "Phone links" shows (docs/seats.md); each sees his own secrets only
+and acts as his own seat.
 Screenshots go to test-output/<test>/.
 """
 from __future__ import annotations
@@ -19,6 +18,7 @@ import sys
 
 import pytest
 
+from tests.e2e.layout_checks import axe_problems, problems
 from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "games"))
@@ -145,94 +145,94 @@ def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, 
     assert f"{['Ann', 'Ben'][winner]} brewed the elixir of life" in page.locator("#ex-winner").inner_text()
     assert session_of(live)["outcome"]["winners"] == [winner]
     assert_touch_targets(page)
+    # the final standings: the winner first, the other wizard 2nd (the rules rank only the winner)
+    assert page.locator("#ex-standings .ex-standing").all_inner_texts()[0].startswith("1")
+    assert page.locator("#ex-standings .ex-standing.won").get_attribute("data-seat") == str(winner)
     page.screenshot(path=str(output_dir / "2-winner.png"))
+    page.locator("#ex-see-board").tap()                  # the board behind the card, the winner in its title
+    assert page.locator("#ex-winner").count() == 0
+    assert "wins in round" in page.locator(".ex-title").inner_text()
 
 
-PHONE_HARNESS = """
-async ([seatSession]) => {
-  document.body.innerHTML = '<main id="root" class="game-view"></main><div id="toasts"></div>';
-  for (const href of ['/static/table.css', '/games/elixir/tablet.css']) {
-    const link = document.createElement('link'); link.rel = 'stylesheet'; link.href = href;
-    await new Promise((ok) => { link.onload = link.onerror = ok; document.head.append(link); });
-  }
-  const mod = await import('/games/elixir/phone.js');
-  window.__sent = [];
-  const ctx = { act: async (action) => {
-    window.__sent.push(action);
-    const r = await fetch('/api/v1/session/actions', { method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Table-Pin': '4711' }, body: JSON.stringify({ action }) });
-    window.__status = r.status;
-  } };
-  window.__render = (s) => mod.render(document.querySelector('#root'), s, ctx);
-  window.__render(seatSession);
-  return typeof mod.render;
-}
-"""
-
-
-def seat_session(live, seat):
-    """What the seat mechanism sends a phone: the public session + seat + private."""
-    session = session_of(live)
-    state = live.table._state
-    private = GAME.private_view(state, seat)
-    private["legal_actions"] = GAME.seat_actions(state, seat)
-    return {**session, "seat": seat, "private": private}
-
-
-def test_the_phone_shows_only_its_wizards_secrets_and_drinks(browser, live_table, output_dir):
+def test_each_wizard_sees_only_his_secrets_on_his_seat_page_and_acts_from_it(tablet, page_on, live_table, output_dir):
+    """Two wizards open their seats through the real /seat/<token> pages (the links the
+    tablet's "Phone links" shows): each sees his own brew cards and formula table and never
+    the other's, writes a pencil note and drinks a potion from the phone."""
     live = live_table
     start(live, seed=4)
-    # Ann brews until she holds a drinkable brew (through the API), then drinks it on her phone
+    # play (through the API) until Ann may drink and both wizards hold brew cards
     rng = random.Random(1)
     for _ in range(3000):
         state = live.table._state
-        mine = GAME.secret_actions(state, 0)
-        if any(a["type"] == "drink" for a in mine):
+        if any(a["type"] == "drink" for a in GAME.secret_actions(state, 0)) and state["wizards"][1]["brews"]:
             break
         actions = [a for a in all_actions(state) if a["type"] not in ("drink", "undo")]
         status, body = live.call("POST", "/api/v1/session/actions", {"action": choose(rng, state, actions)})
         assert status == 200, body
     state = live.table._state
     drink = next(a for a in GAME.secret_actions(state, 0) if a["type"] == "drink")
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(live.url + "/healthz")
-    ann = seat_session(live, 0)
-    assert page.evaluate(PHONE_HARNESS, [ann]) == "function"
-    page.wait_for_selector("#exp")
-    text = page.locator("#exp").inner_text()
-    for card in ann["private"]["brews"]:
-        assert card["name"].lower() in text.lower()
-    ben = GAME.private_view(state, 1)
-    for card in ben["brews"]:          # Ben's cards never reach Ann's phone (unless she holds one too)
-        if card["id"] not in {c["id"] for c in ann["private"]["brews"]} and card["id"] not in json.dumps(session_of(live)):
-            assert card["id"] not in json.dumps(ann) and card["name"] not in text
-    learnt = [f for f in ann["private"]["formula_table"] if f["learnt"]]
-    assert page.locator(".exp-cell.learnt").count() == len(learnt) >= 1
-    assert_touch_targets(page)
-    page.screenshot(path=str(output_dir / "1-phone.png"))
-    # a pencil note on an unlearnt square
-    square = next(f for f in ann["private"]["formula_table"] if not f["learnt"])
-    page.locator(f".exp-cell[data-pair='{square['pair']}']").tap()
-    page.locator(".exp-input").fill("lucky?")
-    page.locator("#exp-note button[data-action='note']").tap()
-    page.wait_for_function("() => window.__status === 200")
-    assert GAME.private_view(live.table._state, 0)["formula_table"][
-        [f["pair"] for f in ann["private"]["formula_table"]].index(square["pair"])]["note"] == "lucky?"
-    assert "lucky?" not in json.dumps(session_of(live))            # the note stays private
-    # drink from the phone
-    page.evaluate("s => { window.__status = 0; window.__render(s); }", seat_session(live, 0))
-    page.locator(f"button[data-action='drink'][data-brew='{drink['brew']}']").tap()
-    page.wait_for_function("() => window.__status === 200")
-    public = session_of(live)["state"]["players"][0]["in_use"]
-    assert [u["brew"] for u in public] == [drink["brew"]]         # now face up for everyone
-    page.evaluate("s => window.__render(s)", seat_session(live, 0))
-    no_overflow(page, (390, 10_000))
-    page.screenshot(path=str(output_dir / "2-phone-drunk.png"), full_page=True)
-    context.close()
-    assert not errors, errors
+    assert state["wizards"][1]["brews"], "Ben holds no brew card: pick another seed"
+
+    # the tablet's phone links: PIN first, a QR code per wizard
+    page = open_tablet(tablet, live)
+    page.locator("#ex-phones").tap()
+    enter_pin(page)
+    page.wait_for_selector("#seat-links img")
+    assert page.locator("#seat-links figure").count() == 2
+    page.screenshot(path=str(output_dir / "0-tablet-phone-links.png"))
+    page.locator("#seat-links .big-button").tap()
+    status, seats = live.call("GET", "/api/v1/seats")
+    assert status == 200, seats
+    phones = [page_on(s["url"], size=(390, 844), ready="#exp") for s in seats["seats"]]
+    public = json.dumps(session_of(live))
+    for seat, phone in enumerate(phones):
+        wait_version(phone, session_of(live)["version"])
+        mine, other = GAME.private_view(state, seat), GAME.private_view(state, 1 - seat)
+        text, html = phone.locator("#exp").inner_text(), phone.content()
+        assert all(card["name"].lower() in text.lower() for card in mine["brews"])
+        assert phone.locator(".exp-brew[data-brew]").count() == len(mine["brews"])
+        # the other wizard's cards never reach this phone (unless this one holds one too, or it is public)
+        for card in other["brews"]:
+            if card["id"] not in {c["id"] for c in mine["brews"]} and card["id"] not in public:
+                assert card["id"] not in html and card["name"] not in text, (seat, card)
+        learnt = [f for f in mine["formula_table"] if f["learnt"]]
+        assert phone.locator(".exp-cell.learnt").count() == len(learnt)
+        assert {c.get_attribute("data-pair") for c in phone.locator(".exp-cell.learnt").all()} == {f["pair"] for f in learnt}
+        found = problems(phone) + axe_problems(phone)
+        assert not found, "\n".join(found)
+        phone.screenshot(path=str(output_dir / f"1-phone-{seat}.png"), full_page=True)
+    ann, ben = phones
+    assert len([f for f in GAME.private_view(state, 0)["formula_table"] if f["learnt"]]) >= 1
+
+    # a pencil note on an unlearnt square: on Ann's phone only
+    square = next(f for f in GAME.private_view(state, 0)["formula_table"] if not f["learnt"])
+    ann.locator(f".exp-cell[data-pair='{square['pair']}']").tap()
+    ann.locator(".exp-input").fill("lucky?")
+    ann.locator("#exp-note button[data-action='note']").tap()
+    ann.wait_for_selector(f".exp-cell.noted[data-pair='{square['pair']}']")
+    notes = {f["pair"]: f["note"] for f in GAME.private_view(live.table._state, 0)["formula_table"]}
+    assert notes[square["pair"]] == "lucky?"
+    assert "lucky?" not in json.dumps(session_of(live))           # not on the tablet's stream
+    wait_version(ben, session_of(live)["version"])
+    assert "lucky?" not in ben.content()                          # nor on Ben's phone
+
+    # Ann drinks from her phone: the potion is face up for everyone, on the tablet too
+    before = session_of(live)["version"]
+    ann.locator(f"button[data-action='drink'][data-brew='{drink['brew']}']").tap()
+    wait_version(page, before + 1)
+    assert [u["brew"] for u in session_of(live)["state"]["players"][0]["in_use"]] == [drink["brew"]]
+    # Ben's phone offers no drink of Ann's (and cannot act for her)
+    assert ben.locator("button[data-action='drink']").count() == 0
+    status, body = live.call("GET", "/api/v1/seats")
+    ben_token = body["seats"][1]["token"]
+    status, body = live.call("POST", f"/api/v1/seat/{ben_token}/actions",
+                             {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]},
+                              "version": session_of(live)["version"]})
+    assert status == 403 and "Ben" in body["error"]
+    wait_version(ann, before + 1)
+    found = problems(ann) + axe_problems(ann)
+    assert not found, "\n".join(found)
+    ann.screenshot(path=str(output_dir / "2-phone-drunk.png"), full_page=True)
 
 
 def test_four_wizards_mid_game_fit_the_tablet(tablet, live_table, output_dir):

@@ -6,8 +6,9 @@ hidden lay-down entry, round results and the winner. For each size × game one p
 walks through the game's screens (the table is driven from Python, as the sensors and
 other tablets would) and at each screen asserts: nothing cut off, ellipsised, off the
 side or unreachable by scrolling, every control >= 48 px and none overlapping, and axe-core
-finds no serious or critical violation. A screenshot per screen goes to
-test-output/<test>/<screen>.png.
+finds no serious or critical violation. At the phone size a game with secrets is also
+checked on the first player's own seat page (/seat/<token>, the game's phone.js) at every
+screen. A screenshot per screen goes to test-output/<test>/<screen>.png (seat-<screen>.png).
 
 A new game joins by adding one entry to GAMES (its players and its screens).
 """
@@ -47,6 +48,20 @@ def play(table, rng: random.Random, until: Callable[[Session], bool], *, prefer:
     raise AssertionError(f"never reached the screen; stuck in {table.session()['state'].get('phase')}")
 
 
+def play_by(chooser: Callable[[Any, random.Random], dict[str, Any]], until: Callable[[Any], bool],
+            limit: int = 5000) -> Reach:
+    """For games whose players act from their phones too (secret actions): the engine
+    tests' quick player picks from everything any seat may do, looking at the state."""
+    def reach(table, rng: random.Random) -> Session:
+        for _ in range(limit):
+            state = table.inspect(lambda engine, state: state)
+            if until(state):
+                return table.session()
+            table.act(chooser(state, rng), source="player")
+        raise AssertionError("never reached the screen")
+    return reach
+
+
 def phase_is(*phases: str) -> Callable[[Session], bool]:
     return lambda s: s["state"].get("phase") in phases
 
@@ -70,6 +85,8 @@ class GameCase:
     screens: list[Screen] = field(default_factory=list)
     standings: str = ""            # on the winner screen: one row per player (the winner's own line aside)
     standings_rows: int = 0
+    seat_ready: str = ""           # a game with secrets: its seat page, checked too at the phone size
+    seat_live: bool = True         # the seat page follows the table (else: checked once, at the first screen)
 
 
 def _mirakel_play(table, rng):
@@ -92,6 +109,22 @@ def _wald_to(until):
     return lambda table, rng: play(table, rng, until, prefer=prefer)
 
 
+def _mix_it(until: Callable[[Any], bool]) -> Reach:
+    from tests.games.mix_it_support import choose
+    return play_by(lambda state, rng: choose(state, rng), until)
+
+
+def _elixir(until: Callable[[Any], bool]) -> Reach:
+    from tests.games.elixir_support import all_actions, choose
+    return play_by(lambda state, rng: choose(rng, state, all_actions(state)), until)
+
+
+def _elixir_can(kind: str) -> Callable[[Any], bool]:
+    from controller.games.elixir.engine import Elixir
+    game = Elixir()
+    return lambda state: any(a["type"] == kind for a in game.legal_actions(state))
+
+
 GAMES = [
     GameCase("mirakel-mix", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=5, screens=[
         Screen("play", _mirakel_play),
@@ -104,12 +137,24 @@ GAMES = [
         Screen("results", _cocktail_results),
         Screen("winner", lambda t, rng: play(t, rng, over, prefer=("reveal", "drop_out", "lay_down", "reveal_entries"),
                                              avoid=("undo", "false_trader"))),
-    ], standings="#zc-standings .zc-standing", standings_rows=7),
+    ], standings="#zc-standings .zc-standing", standings_rows=7, seat_ready="#phone-pad button", seat_live=False),
     GameCase("zauberwald", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=9, screens=[
         Screen("play", _wald_to(phase_is("search"))),
         Screen("results", _wald_to(phase_is("check"))),
         Screen("winner", _wald_to(over)),
     ], standings=".zw-scores tbody tr", standings_rows=4),
+    GameCase("mix-it", ["Annabelle", "Benjamin", "Charlotte", "Dominik", "Emilia"], seed=4, screens=[
+        Screen("play", _mix_it(lambda s: s["locked"] is not None and s["step"] > 6)),
+        Screen("monster", _mix_it(lambda s: bool(s["claims"]))),
+        Screen("winner", _mix_it(lambda s: bool(s["winners"]))),
+    ], standings="#mi-standings .mi-standing", standings_rows=5, seat_ready="#mi-phone"),
+    GameCase("elixir", ["Annabelle", "Benjamin", "Charlotte", "Dominik"], seed=22, screens=[
+        Screen("opening", _elixir(lambda s: True)),
+        Screen("play", _elixir(lambda s: s["step"] == "move" and s["round"] > 1)),
+        Screen("unknown", _elixir(lambda s: bool(s["pending"]) and s["pending"]["kind"] == "offer")),
+        Screen("brew", _elixir(_elixir_can("brew"))),
+        Screen("winner", _elixir(lambda s: s["winner"] is not None)),
+    ], standings="#ex-standings .ex-standing", standings_rows=4, seat_ready="#exp"),
 ]
 
 
@@ -145,6 +190,16 @@ def test_every_screen_fits(browser, live_table, output_dir, game: GameCase, size
         table = live_table.table
         rng = random.Random(game.seed)
         table.start(game.id, game.players, seed=game.seed)
+        # at the phone size, the first player's own phone too: the real /seat/<token> page
+        phone = None
+        if size_name == "phone" and game.seat_ready:
+            status, seats = live_table.call("GET", "/api/v1/seats")
+            assert status == 200, seats
+            phone = context.new_page()
+            phone.on("pageerror", lambda exc: errors.append(str(exc)))
+            phone.set_default_timeout(60_000)
+            phone.goto(seats["seats"][0]["url"])
+            phone.wait_for_selector(game.seat_ready)
         for screen in game.screens:
             session = screen.reach(table, rng)
             page.wait_for_function("([id, v]) => document.body.dataset.game === id && document.body.dataset.version === v",
@@ -152,6 +207,10 @@ def test_every_screen_fits(browser, live_table, output_dir, game: GameCase, size
             if screen.open:
                 screen.open(page)
             found += check(page, output_dir, screen.name, size_name)
+            if phone is not None and (game.seat_live or screen is game.screens[0]):
+                if game.seat_live:
+                    phone.wait_for_function("v => document.body.dataset.version === v", arg=str(session["version"]))
+                found += check(phone, output_dir, f"seat-{screen.name}", size_name)
             if screen.name == "winner":
                 # the final standings: a row per player, every name readable on the screen
                 assert page.locator(game.standings).count() == game.standings_rows

@@ -259,6 +259,9 @@ def test_the_first_wizard_with_the_three_different_elixir_parts_wins():
     won = do(do(state, "brew", seat=0, gems={"ruby": 1}, herb=herb, special=special), "roll", seat=0, value=6)
     outcome = GAME.outcome(won)
     assert outcome is not None and outcome.winners == (0,) and outcome.reason == "elixir_of_life"
+    # the final standings: the rules rank only the winner; the other wizard shares second place
+    assert [(p.seat, p.place) for p in outcome.ranking] == [(0, 1), (1, 2)]
+    assert GAME.seat_actions(won, 1) == []                   # nothing left to do, not even a note
     assert GAME.view(won)["winner"] == 0 and "Ann" in GAME.view(won)["prompt"]
     with pytest.raises(IllegalAction, match="the game is over"):
         do(won, "end_turn", seat=0)

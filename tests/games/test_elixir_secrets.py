@@ -164,5 +164,7 @@ def test_no_secret_value_in_the_public_dump_or_another_wizards_phone():
     mine = GAME.private_view(state, 0)
     assert {b["id"] for b in mine["brews"]} == {"elixir_1", "fatal_brew", learnt}
     assert {f["pair"]: f["note"] for f in mine["formula_table"]}["wolfsbane+bat_wing"] == "antidote"
+    # a note is written from the wizard's own phone: a seat action of his, any time of the game
+    assert {"type": "note", "seat": 1} in GAME.seat_actions(state, 1)
     assert {a["brew"] for a in GAME.seat_actions(state, 0) if a["type"] == "drink"} == \
         {b["id"] for b in mine["brews"] if b["drinkable"]}

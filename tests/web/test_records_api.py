@@ -128,3 +128,27 @@ def test_the_log_sends_the_newest_entries_up_to_the_limit(client):
     body = client.get("/api/v1/session/log?limit=2").get_json()
     assert body["total"] == 4 and [e["version"] for e in body["entries"]] == [4, 3]
     assert client.get("/api/v1/session/log?limit=abc").status_code == 400
+
+
+def test_two_tables_with_their_own_game_1_each_get_their_own_log(tmp_path):
+    """The log book is one per process; two stores (two test tables, or an imported one)
+    both have a game 1, and each must read its own actions, never the other's words."""
+    from controller.records import LogBook
+    from controller.store import Store
+    from controller.table import Table
+
+    book = LogBook()
+    logs = []
+    for name, actions in (("a", [{"type": "reveal"}, {"type": "drop_out", "seat": 0}]),
+                          ("b", [{"type": "reveal"}, {"type": "drop_out", "seat": 1}, {"type": "undo"}])):
+        store = Store(tmp_path / f"{name}.sqlite3")
+        table = Table(store)
+        table.start("zaubercocktail", ["Ann", "Ben", "Cy", "Di"], seed=5 if name == "a" else 6)
+        for action in actions:
+            table.act(action)
+        game = store.history(1)[0]
+        assert game["id"] == 1
+        logs.append([e["text"] for e in book.entries(game, store.actions(1))])
+        store.close()
+    assert logs[0] == ["Ann is done trading", "The next recipe card was revealed"]
+    assert logs[1] == ["Undo – taken back: Ben is done trading", "Ben is done trading", "The next recipe card was revealed"]

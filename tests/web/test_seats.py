@@ -114,6 +114,22 @@ def test_a_seat_acts_only_as_itself(client):
     assert response.status_code == 403 and "only the table" in response.get_json()["error"]
 
 
+def test_an_elixir_wizard_writes_a_note_from_his_phone_and_only_he_sees_it(client):
+    response = client.post("/api/v1/session", json={"game": "elixir", "players": ["Ann", "Ben"], "seed": 4},
+                           headers=AUTH)
+    assert response.status_code == 201
+    ann, ben = seats(client)
+    note = {"type": "note", "pair": "mandrake+bat_wing", "text": "smells of luck"}
+    response = client.post(f"/api/v1/seat/{ann['token']}/actions", json={"action": note})
+    assert response.status_code == 200, response.get_json()
+    mine = {f["pair"]: f["note"] for f in response.get_json()["private"]["formula_table"]}
+    assert mine["mandrake+bat_wing"] == "smells of luck"
+    assert "smells of luck" not in client.get("/api/v1/session").get_data(as_text=True)
+    assert "smells of luck" not in client.get(f"/api/v1/seat/{ben['token']}").get_data(as_text=True)
+    bad = client.post(f"/api/v1/seat/{ann['token']}/actions", json={"action": {**note, "pair": "gold+gold"}})
+    assert bad.status_code == 400 and "herb and a special product" in bad.get_json()["error"]
+
+
 def test_a_new_game_and_a_new_pin_revoke_every_seat_link(client, app):
     start_game(client)
     old = seats(client)[0]["token"]
@@ -176,3 +192,8 @@ def test_every_game_has_seats_a_phone_page_and_a_seat_session(client, game):
         mine = client.get(f"/api/v1/seat/{s['token']}").get_json()
         assert mine["seat"] == s["seat"] and isinstance(mine["private"]["legal_actions"], list)
         assert "private" not in client.get("/api/v1/session").get_json()
+
+
+def test_the_games_with_secrets_say_so_for_the_tablets_phone_links(client):
+    games = client.get("/api/v1/games").get_json()
+    assert {g["id"] for g in games if g["phones"]} == {"mix-it", "elixir", "zaubercocktail"}

@@ -468,8 +468,11 @@ class ElixirRules(Game):
         w = state["winner"]
         if w is None:
             return None
+        # one winner; nobody else is ranked by the rules, so the others share second place
+        # (score 1 = holds the elixir of life, 0 = not): the end screen and the records say so
         return Outcome(winners=(w,), reason="elixir_of_life",
                        message=f"{self.who(state, w)} holds the three parts of the elixir of life",
+                       ranking=Outcome.rank([1 if s == w else 0 for s in range(len(state["players"]))]),
                        details={"round": state["round"]})
 
     def pending_words(self, state: State) -> str:

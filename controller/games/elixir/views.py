@@ -167,9 +167,13 @@ class ViewRules(ElixirRules):
         return [a for a in out if self.is_legal(state, a)]
 
     def seat_actions(self, state: State, seat: int) -> list[Action]:
-        """What ``seat`` may do now, secrets included: drinking, and which brew card goes
-        to the dead-end street or to Clotilda."""
-        return [a for a in self.legal_actions(state) if a.get("seat") == seat] + self.secret_actions(state, seat)
+        """What ``seat`` may do now, secrets included: drinking, which brew card goes to the
+        dead-end street or to Clotilda, and writing notes on his formula table."""
+        own = [a for a in self.legal_actions(state) if a.get("seat") == seat] + self.secret_actions(state, seat)
+        if state["step"] != "over":
+            # a pencil note on his own formula table, any time (its pair and text are the phone's)
+            own.append({"type": "note", "seat": seat})
+        return own
 
     def secret_actions(self, state: State, seat: int) -> list[Action]:
         """The actions of ``seat`` that name one of its brew cards (never in ``legal_actions``)."""

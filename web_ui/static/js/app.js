@@ -5,6 +5,7 @@ import { $, el, toast, keepAwake, noticeToast } from "./ui.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
 import { cue } from "./cues.js";
 import { setupSheet, sheetSeen } from "./sheet.js";
+import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
@@ -311,11 +312,12 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
-  setupSheet();
+  setupSheet(boot.games);
+  setupFirmware();
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   link = follow("/api/v1/stream", {
     onSession: accept,
-    onNotice: (notice) => { noticeToast(notice); cue("warn"); },
+    onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
     onState: setConnection,
   });
   keepAwake();

@@ -1,17 +1,24 @@
 // The table's panel ("More" in the top bar): the game log, past games, players'
 // statistics, the rules quick reference and the cue switches. Everything comes from the
 // table (/api/v1/session/log, /history, /stats, /games/<id>/quickref), so it survives restarts.
+// Under the tabs: the phone links of a game with secrets, /join (QR for more phones and
+// tablets), /settings (the owner's downloads, the Pico's firmware) and the firmware line.
 import { $, el, fill } from "./ui.js";
 import { getJSON } from "./net.js";
 import { cueSettings, setCue } from "./cues.js";
+import { showSeats } from "./seats.js";
 
 let tab = "log";
 let session = null;
+let withPhones = new Set();      // the games whose players keep secrets on their own phones
 
 const TABS = { log: drawLog, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
 
-export function setupSheet() {
+export function setupSheet(games = []) {
+  withPhones = new Set(games.filter((g) => g.phones).map((g) => g.id));
   $("#btn-more").addEventListener("click", () => open(tab));
+  $("#sheet-seats").addEventListener("click", () => { close(); showSeats(); });
+  seatsButton();
   $("#sheet-close").addEventListener("click", close);
   document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => open(b.dataset.tab)));
   document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !$("#sheet").hidden) close(); });
@@ -21,7 +28,13 @@ export function setupSheet() {
 export function sheetSeen(newest) {
   const changed = newest?.id !== session?.id || newest?.version !== session?.version;
   session = newest;
+  seatsButton();
   if (changed && !$("#sheet").hidden && tab === "log") draw();
+}
+
+/** The phone links, for a running game with secrets (every such game, whatever its tablet draws). */
+function seatsButton() {
+  $("#sheet-seats").hidden = !(session && !session.outcome && withPhones.has(session.game));
 }
 
 function open(name) {

@@ -18,7 +18,7 @@ export function render(root, seatSession, ctx) {
   root.replaceChildren(el("div.exp", { id: "exp", dataset: { seat: String(seat) } },
     el("h2", {}, `${me.name}'s secrets`),
     el("p.exp-part", { id: "exp-parts" }, `Elixir of life: ${(mine.elixir_parts || []).length} of 3 parts`),
-    turnLine(state, seat, seatSession.players),
+    turnLine(state, seat, seatSession.players, actions),
     brewCards(mine, actions, ctx, seat),
     me.in_use.length ? el("div", {}, el("div.panel-title", {}, "In use"), me.in_use.map(timer)) : null,
     formulaTable(mine, info, ctx, seat, () => render(root, seatSession, ctx)),
@@ -27,10 +27,11 @@ export function render(root, seatSession, ctx) {
   document.body.dataset.version = String(seatSession.version);
 }
 
-function turnLine(state, seat, names) {
+function turnLine(state, seat, names, actions) {
   if (state.winner !== null && state.winner !== undefined) return el("p.ex-ask", {}, `${names[state.winner]} has won.`);
   const p = state.pending;
   if (p && p.seat === seat) return el("p.ex-ask", { id: "exp-ask" }, cap(p.words) + ".");
+  if (actions.some((a) => a.type === "drink")) return el("p.ex-ask", { id: "exp-ask" }, "Your turn: drink a potion here, or end the turn on the tablet.");
   if (state.turn === seat) return el("p.ex-ask", { id: "exp-ask" }, "Your turn: the tablet shows the steps.");
   return el("p.ex-phone", {}, state.prompt || "");
 }
@@ -58,7 +59,8 @@ function formulaTable(mine, info, ctx, seat, redraw) {
   const squares = mine.formula_table || [];
   const herbs = [...new Set(squares.map((f) => f.herb))];
   const specials = [...new Set(squares.map((f) => f.special))];
-  const grid = el("div.exp-grid", { id: "exp-formulas", role: "grid" }, el("span"),
+  // a plain grid of buttons (each names its herb and product), not an ARIA grid widget
+  const grid = el("div.exp-grid", { id: "exp-formulas" }, el("span"),
     specials.map((s) => el("span.exp-head", {}, chip(s, info, 1, "tiny"))));
   for (const h of herbs) {
     grid.append(el("span.exp-head", {}, chip(h, info, 1, "tiny")));

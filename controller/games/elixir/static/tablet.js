@@ -3,11 +3,13 @@
 // Secrets (brew cards, formulas) are never here: they are on each wizard's phone (phone.js).
 // Drawn by app.js as render(root, session, ctx); the guide is docs/elixir-tablet.md.
 import { el } from "/static/js/ui.js";
+import { showSeats } from "/static/js/seats.js";
 import { STEPS, cap, chip, chips, ingredientTable, seatMark, timer } from "./common.js";
 
 let spokenKey = null;           // the Unknown last read aloud (read once per draw)
 const picks = {};               // what is being chosen on screen: key -> {ingredient: n}
 let composer = null;            // the experiment being set out: {key, herb, special, gems}
+let boardSeen = null;           // the game whose winner card was closed with "See the board"
 
 const soundOn = () => localStorage.getItem("elixir-sound") === "on";
 
@@ -22,9 +24,10 @@ export function render(root, session, ctx) {
       header(state, names),
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
       decisions(state, session, ctx, info, names, actions)),
-    el("aside.ex-side", {}, undoButton(state, ctx), soundButton(ctx, state), tableBox(state, info, names)),
+    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, undoButton(state, ctx), phonesButton(state), soundButton(ctx, state)),
+      tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
-    state.winner !== null ? winnerBox(state, names) : null);
+    state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
   readAloud(state);
 }
@@ -90,6 +93,13 @@ function soundButton(ctx, state) {
       document.querySelector("#ex-sound").setAttribute("aria-pressed", String(soundOn()));
       document.querySelector("#ex-sound").textContent = soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off";
     } }, soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off");
+}
+
+/** Each wizard's brew cards and formula table are on his own phone: the QR codes (PIN first). */
+function phonesButton(state) {
+  if (state.winner !== null) return null;
+  return el("button.big-button.ex-phones", { type: "button", id: "ex-phones", onclick: () => showSeats() },
+    "Phone links");
 }
 
 function undoButton(state, ctx) {
@@ -311,12 +321,27 @@ function wizardCard(state, p, info) {
     p.in_use.length ? el("div.ex-timers", {}, p.in_use.map(timer)) : null);
 }
 
-function winnerBox(state, names) {
-  return el("div.ex-winner", { id: "ex-winner", role: "status" },
+/** The end: the winner, then every wizard's place from the engine's ranking (the rules rank
+ * only the winner: the others share second place) with what the table can see of them. */
+function winnerBox(state, session, names) {
+  const ranking = session.outcome?.ranking || [];
+  return el("div.ex-winner", { id: "ex-winner", role: "dialog", "aria-modal": "true", "aria-labelledby": "ex-winner-title" },
     el("div.ex-winner-box", {}, el("div.ex-winner-icon", { "aria-hidden": "true" }, "⚗"),
-      el("h2", {}, `${names[state.winner]} brewed the elixir of life!`),
-      el("p", {}, "All three parts of the elixir are in one wizard's hands."),
-      el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")));
+      el("h2", { id: "ex-winner-title" }, `${names[state.winner]} brewed the elixir of life!`),
+      el("p", {}, `All three parts of the elixir are in one wizard's hands (round ${state.round}).`),
+      el("ol.ex-standings", { id: "ex-standings", "aria-label": "final standings" }, ranking.map((r) => {
+        const p = state.players[r.seat];
+        const shared = ranking.filter((x) => x.place === r.place).length > 1;
+        return el(`li.ex-standing${r.place === 1 ? ".won" : ""}`, { dataset: { seat: String(r.seat) } },
+          el("b.ex-place", {}, `${r.place}${shared ? "=" : ""}`), seatMark(r.seat, names[r.seat]),
+          el("span.ex-standing-name", {}, names[r.seat]),
+          el("span.ex-standing-what", {}, r.place === 1 ? "★ elixir of life" : "no elixir",
+            ` · ${p.gold} gold · ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`));
+      })),
+      el("div.ex-winner-buttons", {},
+        el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
+        el("button.big-button.quiet", { type: "button", id: "ex-see-board",
+          onclick: () => { boardSeen = session.id; document.querySelector("#ex-winner")?.remove(); } }, "See the board"))));
 }
 
 const PLACE_WORDS = { jeweller: "◆ Jeweller", special_supplies: "■ Special supplies", herbalist: "● Herbalist",

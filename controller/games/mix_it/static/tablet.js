@@ -20,16 +20,20 @@ export function render(root, session, ctx) {
     el("aside.mi-side", {},
       claimsPanel(state, session, ctx),
       turnPanel(state, names, ctx, session),
-      playersPanel(state),
+      state.outcome ? null : playersPanel(state),      // at the end the standings say it
       el("div.mi-buttons", {},
-        el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
+        state.outcome               // the game is over: no more secrets to look at, a rematch instead
+          ? el("button.big-button.go", { type: "button", id: "mi-new-game",
+              onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
+          : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
         state.can_undo ? el("button.big-button.quiet", { type: "button", id: "mi-undo",
                                                           onclick: () => ctx.perform({ type: "undo" }) }, "Undo") : null)),
     el("p.mi-last", { id: "mi-last", "aria-live": "polite" }, state.last)));
 }
 
 function monster(m, index, state, moves, ctx, names) {
-  const locked = state.locked && state.locked.monster === index ? state.locked : null;
+  // at the end nothing is locked any more: no stale "not for ..." on the winner screen
+  const locked = !state.outcome && state.locked && state.locked.monster === index ? state.locked : null;
   return el("div.mi-monster.panel", { dataset: { monster: index } },
     el("h2.mi-monster-title", {}, `Monster ${m.number}`),
     PARTS.map((part) => {
@@ -55,18 +59,34 @@ function turnPanel(state, names, ctx, session) {
   const over = state.outcome;
   const places = session.legal_actions.filter((a) => a.type === "place");   // Express: the face-up deck
   return el("div.mi-turn.panel", {},
-    over ? el("p.mi-winner", { id: "mi-winner" }, `★ ${over.message}`)
+    over ? el("p.mi-winner", { id: "mi-winner" }, `★ ${over.message}`) : null,
+    over ? standings(session, names)
       : el("p.mi-whose", {}, el(`span.seat-chip.seat-${state.turn}`, {}, state.turn + 1), ` ${names[state.turn]}'s turn`),
     el("div.mi-deck", { id: "mi-deck" },
-      el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), " cards in the deck"),
+      el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), state.deck.count === 1 ? " card in the deck" : " cards in the deck"),
       state.variant === "classic" ? el("span.mi-pile", {}, el("b", {}, String(state.goal_pile)), " goal cards") : null),
     state.deck.top ? el("div.mi-deck-top", {}, el("span.panel-title", {}, "Face up:"), partCard(state.deck.top),
       places.map((a) => el("button.big-button.go", { type: "button", dataset: { place: a.monster },
                                                      onclick: () => ctx.perform(a) }, `Place on Monster ${a.monster + 1}`)))
       : null,
-    el("p.mi-rule", {}, state.variant === "express"
+    over ? null : el("p.mi-rule", {}, state.variant === "express"
       ? "Express: place from the face-up deck or move a card. Build your goal first!"
       : `Place, move, or change goal once. ${state.cookies_to_win} cookies win.`));
+}
+
+/** The end: every player's place from the engine's ranking (cookies; in Express, who built
+ * the goal), ties marked "=". */
+function standings(session, names) {
+  const ranking = session.outcome.ranking || [];
+  const express = session.state.variant === "express";
+  return el("ol.mi-standings", { id: "mi-standings", "aria-label": "final standings" }, ranking.map((r) => {
+    const shared = ranking.filter((x) => x.place === r.place).length > 1;
+    return el(`li.mi-standing${r.place === 1 ? ".won" : ""}`, { dataset: { seat: r.seat } },
+      el("b.mi-place", {}, `${r.place}${shared ? "=" : ""}`), el(`span.seat-chip.seat-${r.seat}`, {}, r.seat + 1),
+      el("span.mi-player-name", {}, names[r.seat]),
+      el("span.mi-standing-score", {}, express ? (r.score ? "built the goal" : "—")
+        : `${r.score} cookie${r.score === 1 ? "" : "s"}`));
+  }));
 }
 
 function claimsPanel(state, session, ctx) {
