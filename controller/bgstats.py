@@ -135,8 +135,8 @@ def play_file(rows: list[dict[str, Any]]) -> dict[str, Any]:
                                 "name": " ".join(name.split()), "isAnonymous": False,
                                 "modificationDate": newest, "bggUsername": ""})
             placed = placings.get(seat)
-            # a game that places nobody but its winners (Elixir) gives the winners 1 and
-            # the others 0, BG Stats' "no rank"
+            # the engine's ranking (Elixir: the winner 1st, the others share 2nd); a game
+            # with no ranking gives the winners 1 and the others 0, BG Stats' "no rank"
             rank = placed["place"] if placed else (1 if seat in winners else 0)
             scores.append({"playerRefId": player_ids[key], "score": _score(g, seat, placed, rules),
                            "winner": seat in winners, "rank": rank, "seatOrder": seat + 1,

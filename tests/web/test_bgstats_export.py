@@ -118,7 +118,8 @@ def test_scores_are_each_game_s_own_numbers(played):
     assert scores("zauberwald") == [str(wald[s]) for s in range(2)]
     assert scores("mirakel-mix") == ["", ""] and scores("elixir") == ["", ""]   # no points: places only
     elixir = json.loads(client.get(f"/api/v1/history/{rows['elixir']['id']}.bgsplay").get_data(as_text=True))
-    assert sorted(s["rank"] for s in elixir["plays"][0]["playerScores"]) == [0, 1]   # only the winner is placed
+    # the winner 1st, the others (whom the rulebook does not place) share 2nd
+    assert sorted(s["rank"] for s in elixir["plays"][0]["playerScores"]) == [1, 2]
 
 
 def test_all_games_in_one_file_with_players_once_each(played):
