@@ -153,7 +153,8 @@ class WaveRun:
         self.origin = 0                     # the step the anchor times
         self.lo: float | None = None        # the origin step rose after lo ...
         self.hi: float | None = None        # ... and no later than hi
-        self._last_look = 0.0               # when the feeder last read the queue
+        self._last_look = 0.0               # the queue was last read no later than this ...
+        self._last_asked = 0.0              # ... and no earlier than this
 
     # --- what to queue -----------------------------------------------------------------
     @property
@@ -196,13 +197,17 @@ class WaveRun:
     def begin(self, t: float) -> None:
         """The feeder is about to queue the first wave, at ``t``: nothing of the move has
         played before it."""
-        self._last_look = t
+        self._last_look = self._last_asked = t
 
-    def look(self, now: float, waiting: int) -> None:
-        """The feeder saw ``waiting`` waves queued at ``now``. Updates the steps known done
-        and the anchor: a chunk first seen playing started after the previous look (an
-        earlier entry was playing then, or none) and by now."""
-        before, self._last_look = self._last_look, now
+    def look(self, now: float, waiting: int, asked: float | None = None) -> None:
+        """The feeder saw ``waiting`` waves queued, reading the queue after ``asked`` (the
+        clock read just before; ``now`` if not given) and by ``now`` (read just after).
+        Updates the steps known done and the anchor: a chunk first seen playing started
+        after the previous read (an earlier entry was playing then, or none) and by this
+        one. Both clock reads matter: a feeder preempted between a clock read and the
+        queue read would otherwise time the chunk too early or too late."""
+        before, self._last_asked = self._last_asked, now if asked is None else asked
+        self._last_look = now
         if waiting <= 0:
             chunks = [c for c in self.entries if c >= 0]
             if chunks:                       # everything queued so far has played
@@ -249,8 +254,9 @@ class WaveRun:
     def count_at_cancel(self, before: float, after: float, waiting: int) -> tuple[int, int]:
         """Steps played when the queue was cancelled between ``before`` (``waiting`` read
         then) and ``after``: (at least, at most). The playing chunk bounds it; the clock
-        narrows it inside that chunk."""
-        self.look(before, waiting)
+        narrows it inside that chunk. ``waiting`` was read between ``before`` and the
+        cancel."""
+        self.look(after, waiting, asked=before)
         if waiting <= 0:
             return self.done_low, self.done_low
         playing = len(self.entries) - waiting
