@@ -451,7 +451,7 @@ class GpioForestFloor(ForestFloor):
                 # never overestimated. Should the one wave left end in between, the next
                 # starts at the thread's next wake: a late step, and the clock re-anchors.)
                 for wave in run.next_waves(LG_TX_BUF - waiting, waiting):
-                    tx.queue(wave)
+                    run.queued(tx.queue(wave))   # (the room left says if it found the queue idle)
                     waiting += 1
                 if self._stop.wait(POLL_S):
                     how = "stopped"

@@ -147,6 +147,8 @@ class WaveRun:
         self.chunks = (first_step_alone(self.steps) if chunk_s is None
                        else chunk_steps(self.rises, max(1, round(chunk_s * 1e6))))
         self.entries: list[int] = []        # what was queued, in order: -1 lead-in, else chunk index
+        self.cold: set[int] = set()         # entries queued after all before them had played
+        self._confirmed = 0                 # entries whose queueing lgpio answered (``queued``)
         self.next_chunk = 0                 # the first chunk not queued yet
         self.done_low = 0                   # steps known for sure to have happened
         self.current: int | None = None     # entry index last seen playing
@@ -180,6 +182,22 @@ class WaveRun:
             self.next_chunk += 1
             room -= 1
         return out
+
+    def queued(self, room: int) -> None:
+        """lgpio's answer to queueing the next wave ``next_waves`` handed out: the room left.
+        Room for all but one means the queue held only that wave: everything before it had
+        played (the feeder was preempted between two queueings), so it starts at the
+        transmit thread's next wake, and seeing it current does not mean its first step has
+        happened. Its chunk starts a new clock, as after a queue that ran dry."""
+        i, self._confirmed = self._confirmed, self._confirmed + 1
+        if i == 0 or room < LG_TX_BUF - 1 or self.entries[i] < 0:
+            return
+        chunk = self.entries[i]
+        self.cold.add(i)
+        self.done_low = max(self.done_low, self.chunks[chunk - 1].end if chunk else 0)
+        self.origin = self.chunks[chunk].first
+        self.lo = self.hi = None
+        self.current = None
 
     def _run_dry(self) -> None:
         self.done_low = self.chunks[self.next_chunk - 1].end if self.next_chunk else 0
@@ -215,8 +233,9 @@ class WaveRun:
             return
         playing = len(self.entries) - waiting
         chunk = self.entries[playing]
-        if chunk < 0 or playing == self.current:
-            return                           # a lead-in (no step yet), or nothing new
+        if chunk < 0 or playing == self.current or playing in self.cold:
+            return                           # a lead-in (no step yet), nothing new, or a
+                                             # wave that may still wait for the thread's wake
         self.current = playing
         first = self.chunks[chunk].first
         self.done_low = max(self.done_low, first + 1)
@@ -267,7 +286,7 @@ class WaveRun:
             pop_lo = self.done_low
             pop_hi = self.chunks[nxt].first + 1 if nxt is not None and nxt >= 0 else self.done_low
         else:
-            pop_lo = self.chunks[chunk].first + 1
+            pop_lo = self.chunks[chunk].first + (0 if playing in self.cold else 1)
             pop_hi = self.chunks[chunk].end + (1 if nxt is not None else 0)
         least, _ = self.steps_at(before)
         _, most = self.steps_at(after)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+from typing import Any, Callable
 
 import pytest
 
@@ -63,19 +64,21 @@ class QueueModel:
     entry. ``at_step(n, act)`` runs ``act`` (the driver's DIAG, a stop) as step ``n`` plays.
     """
 
-    def __init__(self, gaps=(POLL_S,), wake: float = 0.00437):
+    def __init__(self, gaps=(POLL_S,), wake: float = 0.00437, preempted: float = 0.0):
         # a new record starts at the thread's next wake: off the feeder's grid of polls, as
         # on a Pi (a wave starting on the very instant of a read is a tie no real clock makes)
         self.wake = wake
         self.t = 1000.0                     # the virtual clock
         self.tick: float | None = None      # the edge being played, for the pins' ticks
         self.gaps = tuple(gaps)
+        self.preempted = preempted          # the feeder is away this long after each lead-in
+        self._after_lead_in = False
         self._gaps = itertools.cycle(gaps)
         self._just_read = False             # the last thing the feeder did was read the queue
         self.entries: list[dict] = []       # start, end, rises (absolute times), cut
         self.played = 0                     # rising edges played so far
         self.rotor: Rotor | None = None
-        self._acts: dict[int, object] = {}
+        self._acts: dict[int, Callable[[], object]] = {}
         self.queued_max = 0
         self.cancels = 0
 
@@ -92,6 +95,9 @@ class QueueModel:
 
     def queue(self, pulses) -> int:
         self._just_read = False
+        if self._after_lead_in:             # the lead-in may play out meanwhile
+            self._play_until(self.t + self.preempted)
+        self._after_lead_in = len(pulses) == 1 and not pulses[0].group_bits
         if self.queued() >= LG_TX_BUF:
             raise AssertionError("tx_wave on a full queue (lgpio: TX_QUEUE_FULL)")
         live = self._live()
@@ -146,10 +152,10 @@ class QueueModel:
 @pytest.fixture
 def rig(monkeypatch, request):
     """A homed floor on the wave path (homing itself runs the software loop), its queue
-    model and the disc. ``gaps`` (indirect parameter): the feeder's polls."""
+    model and the disc. The indirect parameter: how the feeder runs (``FEEDERS``)."""
     RecordingPin.log = []
     monkeypatch.setattr(floor_gpio, "wave_handle", lambda factory: 0)
-    model = QueueModel(getattr(request, "param", (POLL_S,)))
+    model = QueueModel(**FEEDERS[getattr(request, "param", "on-time")])
     factory = ClockedMockFactory(model.ticks, pin_class=ClockedRecordingPin)
     floor = GpioForestFloor(STEP, DIR, enable_pin=ENABLE, home_pin=HOME, stall_pin=None, ants_around=16,
                             steps_per_ant=SPA, top_speed=2000, start_speed=500, acceleration=20000,
@@ -170,11 +176,18 @@ def turn(floor, ants, direction):
     assert floor.wait_idle(20)
 
 
-LATE = [(POLL_S,), (POLL_S,) * 6 + (0.03,)]
-"""The feeder's polls: on time, or every seventh 30 ms late (a busy Pi)."""
+FEEDERS: dict[str, dict[str, Any]] = {
+    "on-time": {},
+    # a busy Pi: every seventh poll 30 ms late
+    "late-feeder": {"gaps": (POLL_S,) * 6 + (0.03,)},
+    # preempted between queueing the lead-in and the first step: that finds lgpio's queue
+    # idle, so it is current at once but starts only at the thread's next wake
+    "preempted-while-queueing": {"preempted": 0.01},
+}
+ALL = pytest.mark.parametrize("rig", FEEDERS, indirect=True)
 
 
-@pytest.mark.parametrize("rig", LATE, indirect=True, ids=["on-time", "late-feeder"])
+@ALL
 def test_turns_play_every_step_from_the_queue_and_count_exactly(rig):
     floor, model, rotor, factory = rig
     assert floor.step_timing == "wave"
@@ -190,7 +203,7 @@ def test_turns_play_every_step_from_the_queue_and_count_exactly(rig):
     assert factory.pin(ENABLE).state is True                # coils released after the move
 
 
-@pytest.mark.parametrize("rig", LATE, indirect=True, ids=["on-time", "late-feeder"])
+@ALL
 def test_stop_cancels_the_queue_at_once_and_counts_what_played(rig):
     floor, model, rotor, factory = rig
     pressed = threading.Event()
@@ -236,13 +249,15 @@ def test_a_jammed_floor_on_the_wave_path_is_a_jam_fault(rig, direction):
     assert floor.status()["needs_home"] is True
 
 
-@pytest.mark.parametrize("rig", LATE, indirect=True, ids=["on-time", "late-feeder"])
+@ALL
 def test_a_slip_on_the_wave_path_sees_the_mark_where_none_should_be(rig):
     floor, model, rotor, factory = rig
     rotor.slip_at, rotor.slip_by = 3, 3 * SPA                # a bump turns it 3 ants further
     turn(floor, 15, "clockwise")
     assert floor.state == FAULT and "slipped" in floor.fault, floor.fault
-    off = float(re.search(r"passed (\d+\.\d) ants from where it should be", floor.fault)[1])
+    found = re.search(r"passed (\d+\.\d) ants from where it should be", floor.fault)
+    assert found, floor.fault
+    off = float(found[1])
     if max(model.gaps) == POLL_S:
         assert off == 3.0
     else:                           # the edge's step known only to the late poll: never more
