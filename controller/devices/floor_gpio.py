@@ -161,7 +161,7 @@ class GpioForestFloor(ForestFloor):
                  pin_factory: Any, enable_active_low: bool = True, home_active_low: bool = True,
                  stall_active_high: bool = True, pulse_width: float = 5e-6,
                  notify_every: int | None = None, jam_tolerance_ants: float = 0.5,
-                 step_timing: str = "auto"):
+                 step_timing: str = "auto", clock: Callable[[], float] = time.monotonic):
         """Speeds in steps per second, acceleration in steps per second².
 
         ``step_timing``: ``auto`` queues the pulses to lgpio's transmit thread when the
@@ -182,6 +182,7 @@ class GpioForestFloor(ForestFloor):
         self.homing_speed = float(homing_speed)
         self.invert_direction = bool(invert_direction)
         self.pulse_width = float(pulse_width)
+        self._clock = clock
         if not 0 < jam_tolerance_ants < self.ants_around / 2:
             raise ValueError(f"jam_tolerance_ants must be above 0 and below half the rim "
                              f"({self.ants_around / 2:g} ants), got {jam_tolerance_ants}")
@@ -443,14 +444,14 @@ class GpioForestFloor(ForestFloor):
         def at(count: int) -> int:
             return base + sign * count
 
-        run.begin(time.monotonic())
+        run.begin(self._clock())
         try:
             while True:
                 # (``waiting`` is from the last look and only falls meanwhile: the room is
                 # never overestimated. Should the one wave left end in between, the next
                 # starts at the thread's next wake: a late step, and the clock re-anchors.)
                 for wave in run.next_waves(LG_TX_BUF - waiting, waiting):
-                    tx.queue(wave)
+                    run.queued(tx.queue(wave))   # (the room left says if it found the queue idle)
                     waiting += 1
                 if self._stop.wait(POLL_S):
                     how = "stopped"
@@ -458,9 +459,12 @@ class GpioForestFloor(ForestFloor):
                     how = "stall"
                 if how != "done":
                     break
-                now = time.monotonic()
+                # the clock on both sides of the read: preempted in between, the feeder
+                # still knows the queue was read after ``asked`` and by ``now``
+                asked = self._clock()
                 waiting = tx.waiting()
-                run.look(now, waiting)
+                now = self._clock()
+                run.look(now, waiting, asked)
                 finished = waiting == 0 and run.all_queued
                 if watch is not None:
                     if finished:             # the last edges may still be on their way
@@ -482,10 +486,10 @@ class GpioForestFloor(ForestFloor):
             self._recording_edges = False
             if not played_out:
                 # stop, stall, jam or an error: drop the queue at once, then count what played
-                before = time.monotonic()
+                before = self._clock()
                 waiting = tx.waiting()
                 tx.cancel()
-                low, high = run.count_at_cancel(before, time.monotonic(), waiting)
+                low, high = run.count_at_cancel(before, self._clock(), waiting)
                 self._steps = at((low + high) // 2)
                 self.cancel_window = (low, high)
         if how == "done":

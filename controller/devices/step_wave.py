@@ -147,13 +147,16 @@ class WaveRun:
         self.chunks = (first_step_alone(self.steps) if chunk_s is None
                        else chunk_steps(self.rises, max(1, round(chunk_s * 1e6))))
         self.entries: list[int] = []        # what was queued, in order: -1 lead-in, else chunk index
+        self.cold: set[int] = set()         # entries queued after all before them had played
+        self._confirmed = 0                 # entries whose queueing lgpio answered (``queued``)
         self.next_chunk = 0                 # the first chunk not queued yet
         self.done_low = 0                   # steps known for sure to have happened
         self.current: int | None = None     # entry index last seen playing
         self.origin = 0                     # the step the anchor times
         self.lo: float | None = None        # the origin step rose after lo ...
         self.hi: float | None = None        # ... and no later than hi
-        self._last_look = 0.0               # when the feeder last read the queue
+        self._last_look = 0.0               # the queue was last read no later than this ...
+        self._last_asked = 0.0              # ... and no earlier than this
 
     # --- what to queue -----------------------------------------------------------------
     @property
@@ -180,6 +183,22 @@ class WaveRun:
             room -= 1
         return out
 
+    def queued(self, room: int) -> None:
+        """lgpio's answer to queueing the next wave ``next_waves`` handed out: the room left.
+        Room for all but one means the queue held only that wave: everything before it had
+        played (the feeder was preempted between two queueings), so it starts at the
+        transmit thread's next wake, and seeing it current does not mean its first step has
+        happened. Its chunk starts a new clock, as after a queue that ran dry."""
+        i, self._confirmed = self._confirmed, self._confirmed + 1
+        if i == 0 or room < LG_TX_BUF - 1 or self.entries[i] < 0:
+            return
+        chunk = self.entries[i]
+        self.cold.add(i)
+        self.done_low = max(self.done_low, self.chunks[chunk - 1].end if chunk else 0)
+        self.origin = self.chunks[chunk].first
+        self.lo = self.hi = None
+        self.current = None
+
     def _run_dry(self) -> None:
         self.done_low = self.chunks[self.next_chunk - 1].end if self.next_chunk else 0
         self.origin = self.chunks[self.next_chunk].first
@@ -196,13 +215,17 @@ class WaveRun:
     def begin(self, t: float) -> None:
         """The feeder is about to queue the first wave, at ``t``: nothing of the move has
         played before it."""
-        self._last_look = t
+        self._last_look = self._last_asked = t
 
-    def look(self, now: float, waiting: int) -> None:
-        """The feeder saw ``waiting`` waves queued at ``now``. Updates the steps known done
-        and the anchor: a chunk first seen playing started after the previous look (an
-        earlier entry was playing then, or none) and by now."""
-        before, self._last_look = self._last_look, now
+    def look(self, now: float, waiting: int, asked: float | None = None) -> None:
+        """The feeder saw ``waiting`` waves queued, reading the queue after ``asked`` (the
+        clock read just before; ``now`` if not given) and by ``now`` (read just after).
+        Updates the steps known done and the anchor: a chunk first seen playing started
+        after the previous read (an earlier entry was playing then, or none) and by this
+        one. Both clock reads matter: a feeder preempted between a clock read and the
+        queue read would otherwise time the chunk too early or too late."""
+        before, self._last_asked = self._last_asked, now if asked is None else asked
+        self._last_look = now
         if waiting <= 0:
             chunks = [c for c in self.entries if c >= 0]
             if chunks:                       # everything queued so far has played
@@ -210,8 +233,9 @@ class WaveRun:
             return
         playing = len(self.entries) - waiting
         chunk = self.entries[playing]
-        if chunk < 0 or playing == self.current:
-            return                           # a lead-in (no step yet), or nothing new
+        if chunk < 0 or playing == self.current or playing in self.cold:
+            return                           # a lead-in (no step yet), nothing new, or a
+                                             # wave that may still wait for the thread's wake
         self.current = playing
         first = self.chunks[chunk].first
         self.done_low = max(self.done_low, first + 1)
@@ -249,8 +273,9 @@ class WaveRun:
     def count_at_cancel(self, before: float, after: float, waiting: int) -> tuple[int, int]:
         """Steps played when the queue was cancelled between ``before`` (``waiting`` read
         then) and ``after``: (at least, at most). The playing chunk bounds it; the clock
-        narrows it inside that chunk."""
-        self.look(before, waiting)
+        narrows it inside that chunk. ``waiting`` was read between ``before`` and the
+        cancel."""
+        self.look(after, waiting, asked=before)
         if waiting <= 0:
             return self.done_low, self.done_low
         playing = len(self.entries) - waiting
@@ -261,7 +286,7 @@ class WaveRun:
             pop_lo = self.done_low
             pop_hi = self.chunks[nxt].first + 1 if nxt is not None and nxt >= 0 else self.done_low
         else:
-            pop_lo = self.chunks[chunk].first + 1
+            pop_lo = self.chunks[chunk].first + (0 if playing in self.cold else 1)
             pop_hi = self.chunks[chunk].end + (1 if nxt is not None else 0)
         least, _ = self.steps_at(before)
         _, most = self.steps_at(after)

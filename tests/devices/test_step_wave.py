@@ -233,6 +233,26 @@ def test_a_queue_that_ran_dry_restarts_with_a_lead_in_and_a_new_clock(lgpio):
     assert run.steps_at(0.02) == (run.origin, run.steps)    # no clock yet: anything from there
 
 
+def test_a_wave_queued_into_an_idle_queue_is_no_step_until_it_plays_on(lgpio):
+    """The feeder was preempted after the lead-in: that played out, so the first step's
+    wave found lgpio's queue idle. It is the current entry at once, but plays only at the
+    thread's next wake: no step yet, and no clock from it."""
+    run = WaveRun(ramp_delays(2000, **TRAPEZOID), pulse=lgpio.pulse)   # the floor's layout
+    run.begin(0.0)
+    assert len(run.next_waves(LG_TX_BUF, 0)) == 3       # lead-in, the first step, the rest
+    run.queued(LG_TX_BUF - 1)                           # the lead-in, at 0.0
+    run.queued(LG_TX_BUF - 1)                           # the first step, at 0.010: queue idle
+    run.queued(LG_TX_BUF - 2)                           # the rest, behind it
+    run.look(0.011, 2)                                  # the first step's wave is current ...
+    assert run.done_low == 0 and run.lo is None         # ... but may not have played
+    assert run.estimate(0.011)[:2] == (0, 0)
+    assert run.count_at_cancel(0.011, 0.0111, 2) == (0, 2)   # a stop now: none to two steps
+    run.look(0.030, 1)              # step 0 rose at 0.019 (a 9 ms wake), the rest from 0.029
+    assert run.done_low == 2
+    assert run.lo is not None and run.hi is not None
+    assert run.lo <= 0.019 <= run.hi                    # the clock, from the rest's start
+
+
 # --- the home mark on a window of steps ---------------------------------------------------
 def watch(start=0, end=4000, tolerance=50):
     return MarkWatch(start, end, revolution=1600, tolerance=tolerance, active_now=False, steps_per_ant=100)
