@@ -1,6 +1,6 @@
 """The tablet page's weight and first render, in Chromium over CDP (issue 16).
 
-Starts ``potionpi run --sim`` with a Mirakel Mix game, opens the page in headless
+Starts ``potionpi run --sim`` with a game (``--game``, default Mirakel Mix), opens the page in headless
 Chromium and prints: requests and bytes over the wire on a cold load (static files and
 all), the same on a warm reload (what the browser still asks for), and the time until
 the board is drawn with the CPU throttled 6x (a cheap tablet). No thresholds.
@@ -31,8 +31,8 @@ BOARD_WATCH = """
 new MutationObserver((_, obs) => {
   if (document.body?.dataset.view === "table" && document.querySelector("#game-view > *")) {
     obs.disconnect();
-    // drawn, then laid out and painted: the frame after the next one has begun
-    requestAnimationFrame(() => requestAnimationFrame(() => { window.__board = performance.now(); }));
+    // drawn; then the frame with it is laid out and painted, and the task after that runs
+    requestAnimationFrame(() => setTimeout(() => { window.__board = performance.now(); }));
   }
 }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-view"]});
 """
@@ -85,9 +85,15 @@ def load(page, cdp, url: str, reload: bool = False) -> tuple[int, int, int, floa
     return len(network), len(static), sum(s["bytes"] for s in static), took
 
 
+PLAYERS = {"mirakel-mix": ["Ann", "Ben", "Cas", "Dee"], "zaubercocktail": ["Ann", "Ben", "Cas", "Dee"],
+           "zauberwald": ["Ann", "Ben", "Cas", "Dee"], "elixir": ["Ann", "Ben", "Cas"], "mix-it": ["Ann", "Ben", "Cas"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--game", default="mirakel-mix", choices=sorted(PLAYERS),
+                        help="the game on the table (default mirakel-mix)")
     parser.add_argument("--root", type=Path, default=None,
                         help="potionpi checkout whose daemon to run (e.g. an older one, for before/after)")
     args = parser.parse_args()
@@ -103,8 +109,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = DaemonProcess(Path(tmp)).start(timeout=60)
         try:
-            d.request("POST", "/api/v1/session", {"game": "mirakel-mix", "players": ["Ann", "Ben", "Cas", "Dee"],
-                                                  "seed": 1})
+            status, body = d.request("POST", "/api/v1/session", {"game": args.game, "players": PLAYERS[args.game],
+                                                                 "seed": 1})
+            if status != 201:
+                raise SystemExit(f"{args.game} did not start: {body}")
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
                 cold, warm, renders = [], [], []
@@ -129,7 +137,7 @@ def main() -> None:
         finally:
             d.terminate()
     med = statistics.median
-    print(f"tablet page (Mirakel Mix, {args.runs} runs, medians)")
+    print(f"tablet page ({args.game}, {args.runs} runs, medians)")
     print(f"  cold load: {med(c[0] for c in cold):.0f} requests, {med(c[1] for c in cold):.0f} static files, "
           f"{med(c[2] for c in cold) / 1024:.1f} KiB of static files over the wire")
     print(f"  warm reload: {med(w[0] for w in warm):.0f} request(s) besides the stream (the page itself is "
