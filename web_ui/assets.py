@@ -10,7 +10,10 @@ and, if it is text, gzip'd once. A tablet on the table's Wi-Fi then gets:
   import map (:func:`import_map`) points every module, imported by whatever path, at its
   hashed URL;
 * without it (or with an old hash): ``no-cache`` and a strong ETag, so the browser asks
-  and gets ``304 Not Modified`` until the file changes.
+  and gets ``304 Not Modified`` until the file changes;
+* on a cold load, every module the board needs at once (:func:`preload_tags`: the
+  page's helpers and the running game's whole import graph as ``modulepreload``
+  links, its stylesheet linked in the head), not one import level after the other.
 
 No CDN: everything comes from the Pi.
 """
