@@ -6,6 +6,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller import games
+from controller.contracts import Session
 from controller.games import Refusal
 from controller.table import NoGame, VersionConflict
 
@@ -74,6 +75,14 @@ def list_games() -> Response:
 
 
 # --- the session (the running game) --------------------------------------------------
+def session_response(session: Session | None, wrap: bool = False) -> Response:
+    """``jsonify(session)`` (``{"session": ...}`` when ``wrap``), from the JSON the live
+    streams send: a tap's answer is not encoded again while the streams are sending it."""
+    data = "null" if session is None else ctx().extras["messages"].json(session)
+    return current_app.response_class(f'{{"session":{data}}}\n' if wrap else f"{data}\n",
+                                      mimetype="application/json")
+
+
 def no_game() -> ApiError:
     """404, saying why when the last game could not be resumed."""
     damaged = ctx().table.damaged
@@ -86,7 +95,7 @@ def get_session() -> Response:
     session = ctx().table.session()
     if session is None:
         raise no_game()
-    return jsonify(session)
+    return session_response(session)
 
 
 @bp.post("/api/v1/session")
@@ -133,7 +142,7 @@ def post_action() -> Response:
         raise no_game() from None
     except Refusal as exc:                  # InvalidAction: 400 (not an action of this game);
         raise ApiError(exc.status, str(exc)) from None   # IllegalAction: 422 (the rules say no)
-    return jsonify(session)
+    return session_response(session)
 
 
 # --- the tablet's PIN --------------------------------------------------------------------
@@ -174,7 +183,7 @@ def sim_turn() -> Response:
         cauldron.turn(detents)
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
-    return jsonify({"session": ctx().table.session()})
+    return session_response(ctx().table.session(), wrap=True)
 
 
 @bp.post("/api/v1/sim/cauldron/drop")
@@ -191,4 +200,4 @@ def sim_drop() -> Response:
         cauldron.drop(colour)
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
-    return jsonify({"session": ctx().table.session()})
+    return session_response(ctx().table.session(), wrap=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from . import auth, ctx
+from . import assets, auth, ctx
 from .api import offered_games
 
 bp = Blueprint("pages", __name__)
@@ -23,5 +23,6 @@ def table_page() -> tuple[str, int, dict[str, str]]:
     if boot["unlocked"]:
         c.remember_unlocked(auth.client_address())
     response = render_template("table.html", boot=boot, csrf=auth.csrf_token(),
-                               simulated=c.simulated, unlocked=boot["unlocked"])
+                               simulated=c.simulated, unlocked=boot["unlocked"],
+                               preloads=assets.preload_tags(boot["session"]["game"] if boot["session"] else None))
     return response, 200, {"Cache-Control": "no-store"}

@@ -30,37 +30,52 @@ from .errors import ApiError
 bp = Blueprint("stream", __name__)
 
 
-def session_message(session: Session) -> str:
-    data = json.dumps(session, separators=(",", ":"))
+def session_json(session: Session) -> str:
+    return json.dumps(session, separators=(",", ":"))
+
+
+def session_message(session: Session, data: str | None = None) -> str:
+    data = session_json(session) if data is None else data
     return f"id: {session['version']}\ndata: {data}\n\n"
 
 
 class MessageCache:
-    """Each version is encoded once, however many tablets watch: (game, version) -> message.
+    """Each version is encoded once, however many tablets watch: (game, version) ->
+    (its JSON, its stream message). The tap that made the version answers with the same
+    JSON (web_ui/api.py), so it is not encoded again while the streams send it.
 
     One per app, because game ids and versions repeat across tables (and tests).
     """
 
     def __init__(self, size: int = 8):
         self._size = size
-        self._messages: dict[tuple[Any, int], str] = {}
+        self._messages: dict[tuple[Any, int], tuple[str, str]] = {}
         self._lock = threading.Lock()
 
-    def message(self, session: Session) -> str:
+    def _get(self, session: Session) -> tuple[str, str]:
         key = (session.get("id"), session["version"])
         # The table encodes each new version before it wakes the streams (on_publish, set
         # up by create_app), so 64 woken streams find it here without queueing for the lock
         # (a dict read is atomic); a miss encodes once under the lock.
-        text = self._messages.get(key)
-        if text is not None:
-            return text
+        texts = self._messages.get(key)
+        if texts is not None:
+            return texts
         with self._lock:
-            text = self._messages.get(key)
-            if text is None:
-                text = self._messages[key] = session_message(session)
+            texts = self._messages.get(key)
+            if texts is None:
+                data = session_json(session)
+                texts = self._messages[key] = (data, session_message(session, data))
                 while len(self._messages) > self._size:
                     self._messages.pop(next(iter(self._messages)))
-        return text
+        return texts
+
+    def message(self, session: Session) -> str:
+        """The SSE message of this version."""
+        return self._get(session)[1]
+
+    def json(self, session: Session) -> str:
+        """This version as JSON (what ``jsonify`` would send, already encoded)."""
+        return self._get(session)[0]
 
 
 def notice_message(notice: Notice) -> str:

@@ -185,3 +185,53 @@ def test_the_page_links_its_files_by_content_hash_cached_for_good(client):
         assert "immutable" in client.get(url).headers["Cache-Control"], url
     # an old hash is not trusted for a year: the browser asks again
     assert client.get("/static/js/ui.js?v=0000000000000000").headers["Cache-Control"] == "no-cache"
+
+
+def preloads(page: str) -> tuple[list[str], list[str]]:
+    """(modules the page asks the browser to fetch at once, the game stylesheets it links)."""
+    modules = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+    styles = re.findall(r'<link rel="stylesheet" href="([^"]+)" data-game-css="[^"]+">', page)
+    return [html.unescape(m) for m in modules], [html.unescape(s) for s in styles]
+
+
+def test_the_page_has_the_running_games_whole_module_graph_fetched_at_once(client):
+    """A board five imports deep is asked for in one go, not one level after the other."""
+    modules, styles = preloads(client.get("/").get_data(as_text=True))
+    # no game on the table: the page's own modules only, no game's
+    assert {m.split("?")[0] for m in modules} == {"/static/js/ui.js", "/static/js/net.js", "/static/js/cues.js",
+                                                  "/static/js/sheet.js", "/static/js/pinpad.js"}
+    assert styles == []
+    start_game(client)
+    page = client.get("/").get_data(as_text=True)
+    modules, styles = preloads(page)
+    plain = [m.split("?")[0] for m in modules]
+    # tablet.js and what it imports, and what those import: cave.js and words.js are
+    # three levels down (tablet -> view -> cave -> words), icons.js is shared
+    for url in ("/games/mirakel-mix/tablet.js", "/games/mirakel-mix/view.js", "/games/mirakel-mix/cave.js",
+                "/games/mirakel-mix/words.js", "/static/js/sim.js", "/static/js/icons.js", "/static/js/ui.js"):
+        assert plain.count(url) == 1, url
+    assert not [m for m in plain if m.startswith("/games/") and not m.startswith("/games/mirakel-mix/")]
+    assert "/static/js/app.js" not in plain           # the page's script itself
+    assert [s.split("?")[0] for s in styles] == ["/games/mirakel-mix/tablet.css"]
+    # each by its hashed URL, the same the import map names (so the import finds it fetched)
+    imports = json.loads(re.search(r'<script type="importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    for url in modules + styles:
+        assert imports[url.split("?")[0]] == url
+        assert "immutable" in client.get(url).headers["Cache-Control"], url
+    # still no inline script but the import map
+    csp = client.get("/").headers["Content-Security-Policy"]
+    assert csp.count("'sha256-") == 1 and "unsafe-inline" not in csp
+
+
+def test_every_games_preloads_follow_its_own_imports(client):
+    """Read from the modules' import lines: a game's new module is preloaded without a list."""
+    from web_ui.assets import module_graph
+    for game_id in plugins():
+        graph = module_graph(f"/games/{game_id}/tablet.js")
+        assert graph[0] == f"/games/{game_id}/tablet.js"
+        for url in graph:
+            assert client.get(url).status_code == 200, url
+            text = client.get(url).get_data(as_text=True)
+            for spec in re.findall(r'^import\s[^;]*?from "([^"]+)"', text, re.M | re.S):
+                target = spec if spec.startswith("/") else url.rsplit("/", 1)[0] + "/" + spec.removeprefix("./")
+                assert target in graph, f"{url} imports {spec}, not preloaded"

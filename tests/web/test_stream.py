@@ -201,3 +201,32 @@ def test_closing_the_server_ends_open_streams(table, hub):
 def test_make_server_refuses_too_few_threads(app):
     with pytest.raises(ValueError):
         make_server(app, "127.0.0.1", 0, threads=2)
+
+
+def test_a_tap_and_every_stream_get_one_encoding_of_the_new_version(live, monkeypatch):
+    """The session is turned into JSON once per version: the streams' message and the
+    tapping tablet's answer are the same text, not encoded again for each."""
+    from web_ui import stream
+
+    start(live)
+    tablets = [SSEClient(live), SSEClient(live)]
+    encoded: list[int] = []
+    real = stream.session_json
+    monkeypatch.setattr(stream, "session_json", lambda s: encoded.append(s["version"]) or real(s))
+    try:
+        for tablet in tablets:
+            assert tablet.next_event()["id"] == "0"
+        request = urllib.request.Request(live + "/api/v1/sim/cauldron/drop", data=b'{"colour": "red"}', method="POST",
+                                         headers={"Content-Type": "application/json", **AUTH})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.headers["Content-Type"] == "application/json"
+            answer = response.read().decode()
+        sent = [tablet.next_session(lambda s: s["version"] == 1) for tablet in tablets]
+        assert encoded == [1]
+        assert json.loads(answer) == {"session": sent[0]["data"]} and sent[0]["data"] == sent[1]["data"]
+        assert answer == '{"session":' + json.dumps(sent[0]["data"], separators=(",", ":")) + "}\n"
+        # a plain read of the session is the same JSON, from the same encoding
+        assert get(live, "/api/v1/session") == sent[0]["data"] and encoded == [1]
+    finally:
+        for tablet in tablets:
+            tablet.close()

@@ -44,6 +44,9 @@ function draw() {
 
 // --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
+// Settled once the page's first board (or the start screen) is drawn, or could not be.
+let firstDrawn;
+const drawnOnce = new Promise((resolve) => { firstDrawn = resolve; });
 
 // The page's import map names every file's hashed URL (cached for good); stylesheets are
 // looked up in it by hand, modules by the browser.
@@ -55,12 +58,17 @@ const hashed = (() => {
 /** The game's tablet module, its stylesheet loaded first (so it never draws unstyled). */
 function loadGame(id) {
   if (!gameModules.has(id)) {
-    const css = document.createElement("link");
-    css.rel = "stylesheet";
-    const href = `/games/${encodeURIComponent(id)}/tablet.css`;
-    css.href = hashed[href] || href;
-    const styled = new Promise((resolve) => { css.onload = css.onerror = resolve; });
-    document.head.append(css);
+    // the page links the stylesheet of the game on the table when it loads (already applied)
+    let css = [...document.querySelectorAll("link[data-game-css]")].find((l) => l.dataset.gameCss === id);
+    let styled = Promise.resolve();
+    if (!css) {
+      css = document.createElement("link");
+      css.rel = "stylesheet";
+      const href = `/games/${encodeURIComponent(id)}/tablet.css`;
+      css.href = hashed[href] || href;
+      styled = new Promise((resolve) => { css.onload = css.onerror = resolve; });
+      document.head.append(css);
+    }
     gameModules.set(id, Promise.all([import(`/games/${encodeURIComponent(id)}/tablet.js`), styled])
       .then(([mod]) => mod)
       .catch((err) => {             // e.g. the Wi-Fi dropped mid-load: try again on the next draw
@@ -84,6 +92,7 @@ async function drawGame(session) {
     root.dataset.game = "";
     root.replaceChildren(el("p.form-error", {}, "This tablet could not load this game yet. " +
       "It tries again when the table is back; if it stays like this, reload the page."));
+    firstDrawn();
     return;
   }
   if (current !== session || showingStart) return;     // a newer session or the start screen came first
@@ -106,6 +115,7 @@ async function drawGame(session) {
                               simulated: boot.simulated, seat: boot.seat ?? null });
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
+  firstDrawn();
 }
 
 // --- sending -----------------------------------------------------------------------------
@@ -176,6 +186,7 @@ function perform(action) {
 
 // --- the start screen --------------------------------------------------------------------
 function showStart() {
+  firstDrawn();
   document.body.dataset.view = "start";
   $("#game-view").hidden = true;
   $("#start-view").hidden = false;
@@ -288,8 +299,9 @@ function showOffline(down) {
 function trackTopbar() {
   const bar = document.querySelector(".topbar");
   const set = () => document.documentElement.style.setProperty("--topbar-h", `${bar.offsetHeight}px`);
+  // its first call comes after the first layout, before the first paint: reading the
+  // height now would lay the page out once more before the board is drawn
   new ResizeObserver(set).observe(bar);
-  set();
 }
 
 function main() {
@@ -315,13 +327,18 @@ function main() {
   setupSheet(boot.games);
   setupFirmware();
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
-  link = follow("/api/v1/stream", {
-    onSession: accept,
-    onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
-    onState: setConnection,
+  // The board is drawn from the session in the page; the stream opens after that (its
+  // first message is that same session: on a slow tablet it would only compete with the
+  // drawing). A game module that takes longer than a moment does not hold it up.
+  Promise.race([drawnOnce, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
+    link = follow("/api/v1/stream", {
+      onSession: accept,
+      onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
+      onState: setConnection,
+    });
+    document.body.dataset.ready = "yes";
   });
   keepAwake();
-  document.body.dataset.ready = "yes";
 }
 
 main();

@@ -121,6 +121,7 @@ function badgeSpot(x, y, r, w, circles, taken) {
 let last = null;          // the latest arguments, to redraw when the panel changes size
 let observer = null;
 let observed = null;      // the #cave element watched (a new one after the page was rebuilt)
+let drawnSize = "";       // the stage size the map was last drawn for
 
 /**
  * Draw the cave into #cave. `moves` are the legal move actions (with `to`), `starts` the
@@ -137,11 +138,11 @@ export function renderCave(view, ctx) {
   drawMap();
   if (observed !== box && "ResizeObserver" in window) {
     observer?.disconnect();
-    let size = "";
+    // its first call comes right after the first drawing: redraw only if the size changed since
     observer = new ResizeObserver(() => {
       const stage = $("#cave-stage");
       const now = stage ? `${stage.clientWidth}x${stage.clientHeight}` : "";
-      if (now !== size) { size = now; if (last) drawMap(); }
+      if (now !== drawnSize && last) drawMap();
     });
     observer.observe(box);
     observed = box;
@@ -153,6 +154,7 @@ function drawMap() {
   const stage = $("#cave-stage");
   if (!stage) return;
   const cave = view.cave;
+  drawnSize = `${stage.clientWidth}x${stage.clientHeight}`;
   const width = stage.clientWidth || 700;
   const height = stage.clientHeight || 380;
   const { at, r, ux, uy } = layout(cave.positions, width, height);

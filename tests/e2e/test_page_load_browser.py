@@ -1,0 +1,106 @@
+"""How the tablet page loads (issue 16): the board from the page itself, every module of
+it asked for at once, nothing static asked for again on a reload. What is fetched and in
+which order, never how long it took (the figures are bench/bench_page.py's)."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# Notes, when the page opens its live stream, whether the board was already drawn.
+STREAM_WATCH = """
+const Real = window.EventSource;
+window.EventSource = class extends Real {
+  constructor(url, options) {
+    window.__streamOpened = window.__streamOpened || {
+      board: document.querySelector("#game-view > *") !== null, version: document.body.dataset.version || null };
+    super(url, options);
+  }
+};
+"""
+
+
+def start(live_table) -> dict:
+    status, session = live_table.call("POST", "/api/v1/session", {"game": "mirakel-mix",
+                                                                  "players": ["Ann", "Ben", "Cas"], "seed": 3})
+    assert status == 201
+    return session
+
+
+def test_the_board_is_drawn_from_the_page_before_the_stream_opens(browser, live_table, output_dir):
+    session = start(live_table)
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(STREAM_WATCH)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(live_table.url)
+    page.wait_for_function("window.__streamOpened")
+    assert page.evaluate("window.__streamOpened") == {"board": True, "version": str(session["version"])}
+    page.wait_for_selector("#conn[data-state=live]")
+    context.close()
+
+    # with no stream at all (the table's Wi-Fi flaky), the board is still there at once
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.route("**/api/v1/stream*", lambda route: route.abort())
+    page = context.new_page()
+    page.goto(live_table.url)
+    page.wait_for_selector("#game-view .cave-map")
+    assert page.get_attribute("body", "data-version") == str(session["version"])
+    assert page.get_attribute("body", "data-view") == "table"
+    page.screenshot(path=str(output_dir / "board-without-stream.png"))
+    assert page.locator(".cave-space").count() > 0           # the cave, drawn from the page's session
+    context.close()
+
+
+def network_log(browser, url: str, reload: bool) -> tuple[list[tuple[str, str]], list[str]]:
+    """[(path, initiator type)] of every request, and the paths that went over the network
+    (not from the browser's cache), of a load of ``url`` (and of a reload after it)."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=yes]")
+    page.wait_for_selector("#game-view > *", state="attached")
+    requests: list[tuple[str, str]] = []
+    network: dict[str, str] = {}
+    cached: set[str] = set()
+    cdp.on("Network.requestWillBeSent",
+           lambda e: requests.append((urlsplit(e["request"]["url"]).path, e["initiator"]["type"])))
+    cdp.on("Network.responseReceived", lambda e: network.__setitem__(e["requestId"], urlsplit(e["response"]["url"]).path)
+           if not (e["response"].get("fromDiskCache") or e["response"].get("fromMemoryCache")) else None)
+    cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
+    if reload:
+        page.reload()
+    else:
+        context.close()
+        context = browser.new_context(viewport={"width": 1024, "height": 768})
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.on("Network.requestWillBeSent",
+               lambda e: requests.append((urlsplit(e["request"]["url"]).path, e["initiator"]["type"])))
+        page.goto(url)
+    page.wait_for_selector("body[data-ready=yes]")
+    page.wait_for_selector("#game-view > *", state="attached")
+    page.wait_for_timeout(300)
+    context.close()
+    return requests, sorted(path for rid, path in network.items() if rid not in cached)
+
+
+def test_every_module_of_the_board_is_asked_for_by_the_page_itself(browser, live_table):
+    """None is found late, by the module importing it: all are asked for in one go."""
+    start(live_table)
+    requests, _ = network_log(browser, live_table.url + "/", reload=False)
+    files = [(path, initiator) for path, initiator in requests if path.endswith((".js", ".css"))]
+    assert "/games/mirakel-mix/cave.js" in {p for p, _ in files}
+    late = [(p, i) for p, i in files if i != "parser"]
+    assert not late, f"asked for by a script, not the page: {late}"
+
+
+def test_a_warm_reload_asks_only_for_the_page_and_the_stream(browser, live_table):
+    start(live_table)
+    _, network = network_log(browser, live_table.url + "/", reload=True)
+    assert network == ["/", "/api/v1/stream"]
