@@ -43,7 +43,8 @@ def join() -> tuple[str, int, dict[str, str]]:
             {"Cache-Control": "no-store"})
 
 
-def _firmware() -> dict[str, Any]:
+def firmware_state() -> dict[str, Any]:
+    """This potionpi's firmware, the Pico's, and whether the Pico's is older."""
     watch = _service().get("firmware")
     if watch is None:
         return {"host": None, "pico": None, "older": False}
@@ -54,7 +55,7 @@ def _firmware() -> dict[str, Any]:
 def firmware() -> Response:
     """The forest-floor firmware this potionpi brings, what the Pico runs, and whether the
     Pico's is older (then `potionpi update` flashes it)."""
-    return jsonify(_firmware())
+    return jsonify(firmware_state())
 
 
 def _owner_allowed() -> bool:
@@ -77,7 +78,7 @@ def settings() -> tuple[str, int, dict[str, str]]:
     data_dir = _service().get("data_dir")
     has_log = data_dir is not None and (data_dir / logs.LOG_FILE).exists()
     return (render_template("settings.html", unlocked=True, version=__version__,
-                            firmware=_firmware(), has_log=has_log, simulated=ctx().simulated),
+                            firmware=firmware_state(), has_log=has_log, simulated=ctx().simulated),
             200, {"Cache-Control": "no-store"})
 
 

@@ -5,6 +5,7 @@ from flask import Blueprint, render_template
 
 from . import assets, auth, ctx
 from .api import offered_games
+from .owner import firmware_state
 
 bp = Blueprint("pages", __name__)
 
@@ -19,6 +20,8 @@ def table_page() -> tuple[str, int, dict[str, str]]:
         "unlocked": auth.unlocked(),
         "keepalive_seconds": c.settings["keepalive_seconds"],
         "damaged": c.table.damaged,          # the last game could not be resumed: say so
+        # the Pico's firmware against ours, in the page: a reload asks for nothing more
+        "firmware": firmware_state(),
     }
     if boot["unlocked"]:
         c.remember_unlocked(auth.client_address())

@@ -325,7 +325,7 @@ function main() {
   if (!boot.session) draw();
   trackTopbar();
   setupSheet(boot.games);
-  setupFirmware();
+  setupFirmware(boot.firmware);
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its
   // first message is that same session: on a slow tablet it would only compete with the

@@ -10,6 +10,11 @@ const KEY = "potionpi-firmware-later";
 export async function checkFirmware() {
   let fw;
   try { fw = await getJSON("/api/v1/firmware"); } catch (_) { return; }
+  showFirmware(fw);
+}
+
+/** Show or hide the notice for ``fw`` ({host, pico, older}). */
+function showFirmware(fw) {
   const older = Boolean(fw && fw.older && fw.pico && fw.host);
   const words = older ? `The forest-floor Pico runs firmware ${fw.pico}, older than this potionpi's ${fw.host}. `
     + "After the game, run “potionpi update” on the table box (Settings shows how)." : "";
@@ -20,10 +25,12 @@ export async function checkFirmware() {
   document.body.dataset.firmware = older ? "older" : "ok";
 }
 
-export function setupFirmware() {
+/** ``initial``: the firmware state the page came with (no request at load). */
+export function setupFirmware(initial) {
   $("#firmware-later").addEventListener("click", () => {
     sessionStorage.setItem(KEY, ($("#firmware-text").textContent.match(/firmware (\S+),/) || [])[1] || "");
     $("#firmware-notice").hidden = true;
   });
-  checkFirmware();
+  if (initial) showFirmware(initial);
+  else checkFirmware();
 }
