@@ -102,7 +102,9 @@ def test_home_on_connect_and_the_link_limits_come_from_the_config():
     assert section("forest_floor")["home_on_connect"] is False
 
 
-def test_a_homing_cut_by_a_power_cut_is_done_again_when_the_pico_is_back(sim, make_floor):
+def test_a_homing_cut_by_a_power_cut_is_never_done_again_by_itself(sim, make_floor):
+    """The master tapped Home; the power went and came back (perhaps minutes later, with
+    hands in the forest): the floor stays still, and the tablet offers Home again."""
     floor = make_floor(home_on_connect=False, homing_speed=150.0)
     assert wait_for(lambda: connected(floor))
     floor.home()
@@ -110,5 +112,27 @@ def test_a_homing_cut_by_a_power_cut_is_done_again_when_the_pico_is_back(sim, ma
     sim.unplug()                                          # power lost mid-homing
     assert wait_for(lambda: floor.link.state == "reconnecting")
     sim.replug()
-    assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=10)
-    assert floor.status()["homed"] and sim.homings == 2 and sim.physical.angle_steps() == 0
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "fault", timeout=10)
+    pulses = sim.physical.pulses
+    time.sleep(0.4)
+    assert sim.physical.pulses == pulses and sim.homings == 1     # not one step unasked
+    status = floor.status()
+    assert status["fault_code"] == "link_lost" and "home the floor again" in status["fault"]
+    assert not status["homed"]
+    floor.home()                                          # asked again: now it homes
+    assert wait_for(lambda: floor.status()["last_move"] == {"home": True, "result": "done"}, timeout=10)
+    assert floor.status()["homed"] and sim.physical.angle_steps() == 0
+
+
+def test_a_homing_the_pico_finished_while_the_cable_was_out_ends_done(sim, make_floor):
+    floor = make_floor(home_on_connect=False, homing_speed=150.0)
+    assert wait_for(lambda: connected(floor))
+    floor.home()
+    assert wait_for(lambda: sim.homings == 1 and sim.stepper.pulses >= 5)
+    sim.unplug(power_loss=False)                          # the motor supply keeps it going
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    assert floor.state == "homing"                        # hands off meanwhile
+    assert wait_for(lambda: sim.floor.homed, timeout=5)
+    sim.replug()
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=5)
+    assert floor.status()["homed"] and sim.homings == 1 and sim.physical.angle_steps() == 0
