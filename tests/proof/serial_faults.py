@@ -43,8 +43,8 @@ FAULTS = {
     "cable pulled, Pico powered": (0.05, 2.5),     # the motor supply keeps the Pico running
     "Pico reset": None,                            # brown-out: it reboots, the cable stays in
     "dead wire": (0.2, 2.5),                       # every frame lost for a while
-    "cable out long, power cut": (5.0, 6.0),       # back only once the turn is over
-    "cable out long, Pico powered": (5.0, 6.0),
+    "cable out long, power cut": (3.0, 4.0),       # back only once the turn is over
+    "cable out long, Pico powered": (3.0, 4.0),
 }
 PATIENCE_S = 1.5       # a master who sees "turning" but nothing turn for this long taps STOP
 # Short link limits keep the run quick; the protocol is the same as with the defaults.
