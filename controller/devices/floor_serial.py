@@ -19,7 +19,8 @@ done, a new game) and never after the stop button. If it is not back by then, th
 turn is given up: fault ``link_lost``, the position is unknown (``position_lost``),
 the master finishes by hand, and the next turn homes first. A Pico that finished the
 turn on its own reports so after the reconnect, and the turn ends "done" without a
-motion command. A homing cut short is never done again by itself. Every motion
+motion command. The master's homing cut short follows the same rule (carried on only
+if the link is back in time, else given up, never begun again later). Every motion
 command goes out under the floor's lock with the stop generation it belongs to, so
 a stop, a give-up or the end of the turn can never be overtaken by a carry-on.
 
@@ -100,6 +101,7 @@ class SerialForestFloor(ForestFloor):
         self._must_home = False            # the Pico's count is no longer the floor's: home first
         self._home_unseen = False          # a HOME went out whose end we did not see
         self._stop_unsent = False          # a stop pressed while the link was down
+        self._cut_short = False            # the move in hand was under way when the link went
         self._turn_open = False            # the game waits for the current turn
         self._epoch = 0                    # counts connections; a resync belongs to one
         self._stop_generation = 0
@@ -231,6 +233,7 @@ class SerialForestFloor(ForestFloor):
     def _job(self, kind: str) -> Launch:
         if self.link.state not in (CONNECTED, WRONG_FIRMWARE):
             # asked while the link is down: it waits for the link, but not for ever
+            self._cut_short = True
             self._schedule_give_up(self._settle_s())
         job = (kind, self._stop_generation)
         return lambda: self._jobs.put(job)
@@ -240,6 +243,7 @@ class SerialForestFloor(ForestFloor):
         self._cancel_give_up()
         self._position_lost = False
         self._given_up = None
+        self._cut_short = False
         super()._begin_move(state, move)
         if self.fault_code == "wrong_firmware":
             # nothing turns until the right firmware is flashed: the floor stays in fault
@@ -381,6 +385,7 @@ class SerialForestFloor(ForestFloor):
                 if "home" in self.last_move:
                     # no status from before the cut may end this homing
                     self._homes_answered = min(self._homes_answered, self._homes_asked - 1)
+                self._cut_short = True
                 self._schedule_give_up(self._settle_s())
             if state == CONNECTED:
                 self._cancel_give_up()
@@ -470,22 +475,32 @@ class SerialForestFloor(ForestFloor):
             self._stop_unsent = False
             if halt:
                 self.link.submit(P.STOP, callback=self._after_stop)
-            homing = in_hand and self.last_move is not None and "home" in self.last_move
+            # only a homing the link cut short; one asked since the connect runs as asked
+            cut = self._cut_short
+            self._cut_short = False
+            homing = in_hand and cut and self.last_move is not None and "home" in self.last_move
+            home_again = False
             if homing:
                 if pico.get("homed") or pico.get("state") == P.HOMING:
                     # the Pico homed (or is homing) on its own: follow its word from here
                     self._homes_answered = self._homes_asked
                 else:
-                    # it lost power mid-homing: never homed again unasked
-                    self._give_up_now()
+                    # it lost power (or never heard the HOME): back before the give-up, so
+                    # the master's homing goes on, still shown as homing (hands off)
+                    home_again = True
+            asked = self._homes_asked
         if homing:
+            if home_again and self._home_and_wait(asked, generation):
+                with self._lock:
+                    self._must_home = False
             self._rederive()
             self._notify()
             return
         if not self.home_on_connect:
             # Only a turn of the master's still under way, cut short by the link, goes on.
             with self._lock:
-                go_on = self._pending_move and self._moving_turn() and generation == self._stop_generation
+                go_on = (cut and self._pending_move and self._moving_turn()
+                         and generation == self._stop_generation)
                 if go_on and self._home_unseen and pico.get("homed"):
                     # the turn's homing ended while we could not hear: home is step 0 again
                     self._home_unseen = False

@@ -158,3 +158,15 @@ def test_the_next_turn_after_one_given_up_homes_first_and_ends_where_the_game_co
     assert wait_for(lambda: phase(table) == "search", timeout=10)
     assert sim.homings == 2                                # it homed first (its count was stale)
     assert sim.floor_ants(STEPS_PER_ANT) == (4 + ants) % 16
+
+
+def test_a_turn_asked_while_the_cable_is_out_goes_once_it_is_back_in_time(table_on_a_pico, sim):
+    table, floor = table_on_a_pico
+    sim.unplug()
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    turn(table)                                            # the tablet still lets the master turn
+    assert floor.state == "moving" and sim.physical.pulses == 0
+    sim.replug()
+    assert wait_for(lambda: phase(table) == "search", timeout=10)
+    assert sim.floor_ants(STEPS_PER_ANT) == 4.0 and sim.homings == 1
+    assert len(heard_turned(table)) == 1 and floor_notices(table) == []
