@@ -1,6 +1,7 @@
 """Issue 15's proof suite at full scale: prints the table of attacks and faults.
 
-    python bench/bench_proof.py            # 200 kill -9 cycles, 100 races, 5,000 fuzz cases
+    python bench/bench_proof.py            # 200 kill -9 cycles, 100 races, 5,000 fuzz cases,
+                                           # 120 Zauberwald turns with a serial-link fault each
     python bench/bench_proof.py --quick    # the CI sizes (tests/proof)
 
 Each row is an attack or fault, how often it was tried and how often the table failed
@@ -20,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-FULL = {"PROOF_KILL9_CYCLES": "200", "PROOF_RACE_ROUNDS": "100", "PROOF_FUZZ_CASES": "5000"}
+FULL = {"PROOF_KILL9_CYCLES": "200", "PROOF_RACE_ROUNDS": "100", "PROOF_FUZZ_CASES": "5000",
+        "PROOF_SERIAL_TURNS": "120"}
 LINE = re.compile(r"^PROOF (?P<name>.+?): (?P<tried>\d+) tried, (?P<failed>\d+) failed(?:; (?P<note>.*))?$")
 
 

@@ -78,6 +78,11 @@ class ForestFloor(Device):
         """Halt at once (the tablet's big stop button)."""
         raise NotImplementedError
 
+    def turn_over(self) -> None:
+        """The game no longer waits for the current turn (the master tapped done, a new
+        game began). A back-end that may carry a turn on by itself (after a link fault)
+        must not do so any more; the others have nothing to do."""
+
     @property
     def position(self) -> float:
         raise NotImplementedError

@@ -67,6 +67,7 @@ class DeviceHub:
         """Wire the devices to ``table`` both ways and put them in step with its game."""
         if self.forest_floor is not None:
             self.forest_floor.on_change(FloorReporter(table))
+            table.on_publish(TurnGate(table, self.forest_floor))
         table.on_effect(self.handle_effect)
         table.device_sync()
         return self
@@ -126,14 +127,28 @@ class FloorReporter:
         if not self._moving or result not in ("done", "stopped", "fault"):
             return
         self._moving = False          # one report per move, however often status repeats
-        threading.Thread(target=self._report, args=(result, status.get("fault")), daemon=True).start()
+        threading.Thread(target=self._report, args=(result, status.get("fault"), dict(move),
+                                                    bool(status.get("position_lost"))),
+                         daemon=True).start()
 
-    def _report(self, result: str, fault: str | None) -> None:
-        # Only a game that waits for the floor hears of it (one with a "floor_turned" action).
-        if not self.table.accepts("floor_turned"):
+    def _report(self, result: str, fault: str | None, move: dict[str, Any],
+                position_lost: bool) -> None:
+        # Only a game that waits for the floor hears of it (one with a "floor_turned" action,
+        # still waiting: the master may have finished the turn by hand meanwhile).
+        if not self.table.is_legal({"type": "floor_turned"}):
             return
         if result == "done":
             self.table.sensor({"type": "floor_turned"})
+        elif position_lost:
+            # The link to the motor was lost mid-turn and did not come back in time: the
+            # motor may have got part, all or none of the way. The master sets the floor
+            # where the turn ends, counted from where it stood before it, not "N more".
+            ants, way = move.get("ants"), str(move.get("direction", "")).replace("_", "-")
+            self.table.notice({"kind": "floor", "message": (
+                f"The forest floor lost its link to the motor during the turn, so its "
+                f"position is unknown: turn it by hand until it stands {ants} ants {way} of "
+                "where it stood before this turn (it may have got part or all of the way), "
+                "then tap done, and home the floor before its next turn.")})
         elif fault is not None and fault.startswith("jam"):
             # The motor's step count says nothing about where the floor is: the game
             # waits (no floor_turned) until the master has put it right by hand.
@@ -145,6 +160,22 @@ class FloorReporter:
             why = fault or "the stop button was pressed"
             self.table.notice({"kind": "floor", "message": f"The forest floor stopped ({why}): "
                                "turn it the rest of the way by hand, then tap done."})
+
+
+class TurnGate:
+    """Tells the floor when the game stops waiting for its turn (the master tapped done,
+    a new game began), so nothing of that turn moves the floor afterwards — not even a
+    turn carried on after a link fault. Runs under the table's lock on every new version,
+    before anyone hears of it; the table's lock is always taken before the floor's."""
+
+    def __init__(self, table: Table, floor: ForestFloor):
+        self.table = table
+        self.floor = floor
+
+    def __call__(self, session: Any) -> None:
+        # a game without floor turns never waits (no trial apply on every version for it)
+        if not self.table.accepts("floor_turned") or not self.table.is_legal({"type": "floor_turned"}):
+            self.floor.turn_over()
 
 
 def build_cauldron(config: Config, *, sim: bool, sink: Sink | None = None,

@@ -90,6 +90,17 @@ class PhysicalFloor:
         self.magnet = True            # False: the home mark fell off
         self.jammed = False           # True: pulses go out, the disc does not turn (a jam)
         self.stall_signal = False     # True: the driver's DIAG output is raised
+        self.pulses = 0               # every step pulse the motor was given, across boots
+        # called once per pulse (the sim's thread): a test judges whether it was asked for
+        self.on_pulse: Callable[[], None] | None = None
+
+    def pulse(self, forward: bool) -> None:
+        """One step pulse reaches the motor (a jammed disc stays put)."""
+        self.pulses += 1
+        if not self.jammed:
+            self.steps += 1 if forward else -1
+        if self.on_pulse is not None:
+            self.on_pulse()
 
     def home_active(self) -> bool:
         return self.magnet and (self.steps - self.home_offset) % self.steps_per_rev < self.home_width
@@ -124,8 +135,7 @@ class SimStepper:
                 return
             interval = self.fifo.popleft()
             before = self.physical.home_active()
-            if not self.physical.jammed:           # jammed: the pulse goes out, the disc stays
-                self.physical.steps += 1 if self.forward else -1
+            self.physical.pulse(self.forward)      # jammed: the pulse goes out, the disc stays
             self.pulses += 1
             self.next_due += interval / 1e6
             if self.physical.home_active() and not before:
@@ -282,7 +292,8 @@ class SimPico:
         self.stepper.frozen = on
 
     def unplug(self, power_loss: bool = True) -> None:
-        """Pull the USB cable. With ``power_loss`` the Pico loses power and forgets everything."""
+        """Pull the USB cable. With ``power_loss`` the Pico loses power and forgets everything;
+        without (the Pico powered from the motor supply) it runs on and finishes its move."""
         with self._lock:
             self._unplug_fds()
             if power_loss:
@@ -368,8 +379,13 @@ class SimPico:
         while not self._closed:
             with self._lock:
                 master = self._master
+                if master is None and self._powered and not self.faults.silent:
+                    # no cable, but powered: the firmware's loop goes on, the move finishes
+                    self.floor.service()
+                    self.stepper.update()
+                    self.floor.service()
             if master is None:
-                time.sleep(0.002)
+                time.sleep(0.0005)
                 continue
             try:
                 ready, _, _ = select.select([master], [], [], 0.0005)

@@ -92,3 +92,43 @@ def test_a_jammed_floor_is_a_fault_the_master_finishes_by_hand(pico_table, page_
     enter_pin(page)
     page.locator("#zw-done").tap()
     assert wait_for_phase(page, "search") == "search"
+
+
+def test_a_link_lost_mid_turn_says_hands_off_then_where_the_floor_must_end(tmp_path, page_on, output_dir):
+    """The cable is pulled mid-turn and stays out: the tablet first says hands off (a Pico on
+    the motor supply may still be turning), then that the position is unknown and where the
+    floor must end, counted from where it stood before the turn (never "N more ants")."""
+    pico = SimPico(steps_per_rev=REV, start=0)
+    # slow enough that the cable surely comes out mid-turn, even on a busy machine
+    floor = serial_floor(pico.port, home_on_connect=False, top_speed=50.0, acceleration=500.0,
+                         homing_speed=40.0)
+    table = Table(Store(tmp_path / "t.sqlite3"))
+    hub = DeviceHub(simulated=False, forest_floor=floor).wire(table)
+    live = LiveTable.start(table, hub)
+    try:
+        table.start("zauberwald", ["Julie", "Linus"], seed=3)
+        assert wait_for(lambda: floor.link.state == "connected")
+        for action in ({"type": "choose_tile", "seat": 0, "tile": 4},
+                       {"type": "turn", "seat": 0, "direction": "clockwise"}):
+            status, session = live.call("POST", "/api/v1/session/actions", {"action": action})
+            assert status == 200, session
+        assert wait_for(lambda: pico.homings == 1 and pico.physical.pulses > 2)
+        pico.unplug()                                    # the cable is out, and stays out
+        assert pico.physical.angle_steps() != 40         # mid-turn indeed
+        page = page_on(live.url, ready="#zw")           # the tablet, looked at mid-outage
+        page.wait_for_selector('#zw-turn-progress:has-text("link to its motor is lost")')
+        assert "Pico reconnecting" in page.locator("#zw-floor-state").inner_text()
+        assert page.locator("#zw-done").count() == 0     # hands off: no "done" yet
+        page.screenshot(path=str(output_dir / "link-lost-hands-off.png"))
+        page.wait_for_selector("#zw-by-hand", timeout=30_000)
+        stage = page.locator("#zw-stage").inner_text()
+        assert "where the floor stands is unknown" in stage
+        by_hand = page.locator("#zw-by-hand").inner_text()
+        assert "4 ants clockwise from where it stood before this turn" in by_hand and "more" not in by_hand
+        page.screenshot(path=str(output_dir / "link-lost-by-hand.png"))
+        notices = [n["message"] for _, n in table._notices if n["kind"] == "floor"]
+        assert len(notices) == 1 and "position is unknown" in notices[0]
+    finally:
+        live.stop()
+        hub.close()
+        pico.close()

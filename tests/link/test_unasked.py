@@ -102,13 +102,51 @@ def test_home_on_connect_and_the_link_limits_come_from_the_config():
     assert section("forest_floor")["home_on_connect"] is False
 
 
-def test_a_homing_cut_by_a_power_cut_is_done_again_when_the_pico_is_back(sim, make_floor):
+def test_a_homing_cut_by_a_power_cut_is_never_done_again_once_given_up(sim, make_floor):
+    """The master tapped Home; the power went and came back only later (perhaps minutes,
+    with hands in the forest): the floor stays still, and the tablet offers Home again."""
     floor = make_floor(home_on_connect=False, homing_speed=150.0)
     assert wait_for(lambda: connected(floor))
     floor.home()
     assert wait_for(lambda: sim.homings == 1 and sim.stepper.pulses >= 5)
     sim.unplug()                                          # power lost mid-homing
     assert wait_for(lambda: floor.link.state == "reconnecting")
+    assert floor.state == "homing"                        # hands off while it might still move
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "fault", timeout=10)
     sim.replug()
+    assert wait_for(lambda: connected(floor))
+    pulses = sim.physical.pulses
+    time.sleep(0.4)
+    assert sim.physical.pulses == pulses and sim.homings == 1     # not one step unasked
+    status = floor.status()
+    assert status["fault_code"] == "link_lost" and "home the floor again" in status["fault"]
+    assert not status["homed"]
+    floor.home()                                          # asked again: now it homes
+    assert wait_for(lambda: floor.status()["last_move"] == {"home": True, "result": "done"}, timeout=10)
+    assert floor.status()["homed"] and sim.physical.angle_steps() == 0
+
+
+def test_a_homing_cut_by_a_power_cut_goes_on_if_the_pico_is_back_in_time(sim, make_floor):
+    floor = make_floor(home_on_connect=False, homing_speed=150.0)
+    assert wait_for(lambda: connected(floor))
+    floor.home()
+    assert wait_for(lambda: sim.homings == 1 and sim.stepper.pulses >= 5)
+    sim.unplug()
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    sim.replug()                                          # at once: still the master's homing
     assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=10)
     assert floor.status()["homed"] and sim.homings == 2 and sim.physical.angle_steps() == 0
+
+
+def test_a_homing_the_pico_finished_while_the_cable_was_out_ends_done(sim, make_floor):
+    floor = make_floor(home_on_connect=False, homing_speed=150.0)
+    assert wait_for(lambda: connected(floor))
+    floor.home()
+    assert wait_for(lambda: sim.homings == 1 and sim.stepper.pulses >= 5)
+    sim.unplug(power_loss=False)                          # the motor supply keeps it going
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    assert floor.state == "homing"                        # hands off meanwhile
+    assert wait_for(lambda: sim.floor.homed, timeout=5)
+    sim.replug()
+    assert wait_for(lambda: floor.status()["last_move"]["result"] == "done", timeout=5)
+    assert floor.status()["homed"] and sim.homings == 1 and sim.physical.angle_steps() == 0

@@ -39,8 +39,10 @@ async function poll() {
     floor.turn = body.turn;
   } catch (_) { /* offline for a moment: keep the last answer, the stream shows "offline" */ }
   const s = floor.status;
-  // a "big" change (state, result, fault, homing need) redraws the page; a position only the dial
-  const signature = JSON.stringify([floor.known, !!s, s?.state, s?.fault, s?.last_move?.result, needsHome()]);
+  // a "big" change (state, result, fault, homing need, the Pico's link) redraws the page;
+  // a position only the dial
+  const signature = JSON.stringify([floor.known, !!s, s?.state, s?.fault, s?.last_move?.result, needsHome(),
+    s?.link?.state, s?.position_lost]);
   const big = signature !== lastSignature;
   lastSignature = signature;
   try { onChange(big); } catch (err) { console.error(err); }

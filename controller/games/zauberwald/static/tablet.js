@@ -176,12 +176,18 @@ function stageTurning(state, session, ctx, names) {
   const s = floor.status;
   const thisTurn = floor.turn && floor.turn.ants === rnd.ants && floor.turn.direction === rnd.direction;
   if (s && s.state === "moving") {
+    // The link to the Pico is down mid-turn: a Pico on the motor supply may still be
+    // turning the floor, so hands off until it is back or the floor gives the turn up.
+    const cut = s.link && s.link.state !== "connected";
     return {
       prompt: "The forest floor is turning: hands off!",
       body: [
         el("h2.zw-title", {}, `${dirArrow(rnd.direction)} The forest floor is turning`),
-        el("p.zw-big-line", { id: "zw-turn-progress" }, progressWords(rnd)),
-        el("p.zw-hint", {}, "Tap the red STOP if a tree tips over or a hand is in the way: the floor halts at once."),
+        cut ? el("p.zw-big-line", { id: "zw-turn-progress" }, "The link to its motor is lost: it may still be turning.")
+          : el("p.zw-big-line", { id: "zw-turn-progress" }, progressWords(rnd)),
+        el("p.zw-hint", {}, cut
+          ? "Hands off for a few seconds: the turn goes on if the link comes back; if not, this screen says how to finish it by hand."
+          : "Tap the red STOP if a tree tips over or a hand is in the way: the floor halts at once."),
       ],
     };
   }
@@ -198,7 +204,15 @@ function stageTurning(state, session, ctx, names) {
   let from = "";
   if (s) {
     if (thisTurn) remaining = floor.turn.remaining;
-    if (s.state === "fault" && String(s.fault || "").startsWith("jam")) {
+    if (s.position_lost) {
+      // The link to the motor was lost mid-turn: it may have got part, all or none of the
+      // way, so the whole turn is counted from where the floor stood before it, by eye.
+      remaining = rnd.ants;
+      from = " from where it stood before this turn";
+      why = "The link to the floor's motor was lost during the turn, so where the floor stands is unknown "
+        + "(it may have got part or all of the way). Set it by hand; home it before the next turn.";
+    }
+    else if (s.state === "fault" && String(s.fault || "").startsWith("jam")) {
       // The motor's count says nothing about where a jammed floor stands: the whole turn
       // is counted from where the floor stood before it, by eye.
       remaining = rnd.ants;
