@@ -298,10 +298,26 @@ function showOffline(down) {
 /** --topbar-h: what the top bar takes (it wraps onto two lines on a phone). */
 function trackTopbar() {
   const bar = document.querySelector(".topbar");
-  const set = () => document.documentElement.style.setProperty("--topbar-h", `${bar.offsetHeight}px`);
+  // A custom property on the root restyles every element of the page (~25 ms at 6x
+  // throttle with a board drawn), and only the covers under the bar use it (the side
+  // sheet, the offline cover, a game's outcome; 68 px until set). So it is set when the
+  // height changes, and the first time after the board's first frame is painted.
+  let height = 68;
+  let painted = false;
+  const set = () => {
+    if (!painted || bar.offsetHeight === height) return;
+    height = bar.offsetHeight;
+    document.documentElement.style.setProperty("--topbar-h", `${height}px`);
+  };
   // its first call comes after the first layout, before the first paint: reading the
   // height now would lay the page out once more before the board is drawn
   new ResizeObserver(set).observe(bar);
+  afterFirstPaint(() => { painted = true; set(); });
+}
+
+/** Run `fn` once the first board (or the start screen) is drawn and its frame painted. */
+function afterFirstPaint(fn) {
+  drawnOnce.then(() => requestAnimationFrame(() => setTimeout(fn)));
 }
 
 function main() {
@@ -338,7 +354,7 @@ function main() {
     });
     document.body.dataset.ready = "yes";
   });
-  keepAwake();
+  afterFirstPaint(keepAwake);           // not needed for the first frame
 }
 
 main();

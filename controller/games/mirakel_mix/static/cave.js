@@ -135,10 +135,12 @@ export function renderCave(view, ctx) {
   box.hidden = false;
   last = [view, ctx];
   fill(box, el("div.cave-stage", { id: "cave-stage" }));
-  drawMap();
   if (observed !== box && "ResizeObserver" in window) {
     observer?.disconnect();
-    // its first call comes right after the first drawing: redraw only if the size changed since
+    // A new panel (the page's first drawing): the observer's first call comes after the
+    // frame's layout and before its paint, so the map is drawn there, once, at its final
+    // size. Reading the size now would lay the whole page out an extra time first.
+    drawnSize = "";
     observer = new ResizeObserver(() => {
       const stage = $("#cave-stage");
       const now = stage ? `${stage.clientWidth}x${stage.clientHeight}` : "";
@@ -146,7 +148,9 @@ export function renderCave(view, ctx) {
     });
     observer.observe(box);
     observed = box;
+    return;
   }
+  drawMap();
 }
 
 function drawMap() {
