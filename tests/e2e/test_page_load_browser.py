@@ -104,3 +104,27 @@ def test_a_warm_reload_asks_only_for_the_page_and_the_stream(browser, live_table
     start(live_table)
     _, network = network_log(browser, live_table.url + "/", reload=True)
     assert network == ["/", "/api/v1/stream"]
+
+
+def test_the_first_frame_has_the_cave_at_its_size_and_covers_start_under_the_top_bar(browser, live_table):
+    """The cave is drawn once its panel is laid out, and the top bar's height (taken after
+    the first paint, so the board's frame is not restyled) still places what opens under it."""
+    start(live_table)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(live_table.url)
+    page.wait_for_selector("#game-view .cave-map")
+    stage, drawn = page.evaluate("""() => {
+      const stage = document.querySelector("#cave-stage"), map = stage.querySelector(".cave-map");
+      return [[stage.clientWidth, stage.clientHeight], [Number(map.getAttribute("width")), Number(map.getAttribute("height"))]];
+    }""")
+    assert drawn == stage and stage[0] > 300 and stage[1] > 200
+    page.wait_for_selector("body[data-ready=yes]")
+    bar = page.locator(".topbar").bounding_box()
+    assert bar is not None and bar["height"] > 68          # the prompt's player chip makes it taller
+    page.click("#btn-more")
+    page.wait_for_selector("#sheet:not([hidden])")
+    sheet = page.locator("#sheet").bounding_box()
+    assert sheet is not None and abs(sheet["y"] - (bar["y"] + bar["height"])) < 1
+    context.close()
