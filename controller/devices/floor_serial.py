@@ -298,6 +298,11 @@ class SerialForestFloor(ForestFloor):
                 self.fault_code = "link_lost"
             elif state == IDLE:
                 self.fault_code = None
+                if (pico["homed"] and self.last_move and self.last_move.get("home")
+                        and self.last_move["result"] == "moving"):
+                    # the homing asked for is done: the Pico's count is the floor's again,
+                    # in the same breath as "done" (the worker's word on it may come later)
+                    self._must_home = False
                 self._come_to_rest("done")
             else:
                 self.state = state
