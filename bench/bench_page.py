@@ -10,6 +10,7 @@ the board is drawn with the CPU throttled 6x (a cheap tablet). No thresholds.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -89,6 +90,37 @@ PLAYERS = {"mirakel-mix": ["Ann", "Ben", "Cas", "Dee"], "zaubercocktail": ["Ann"
            "zauberwald": ["Ann", "Ben", "Cas", "Dee"], "elixir": ["Ann", "Ben", "Cas"], "mix-it": ["Ann", "Ben", "Cas"]}
 
 
+@contextlib.contextmanager
+def board_on_table(game: str, chromium: str):
+    """A daemon with ``game`` running and a headless Chromium: yields (daemon, new_page),
+    where ``new_page()`` opens a fresh 1280x800 context watching for the board's first
+    draw and returns (context, page, its CDP session)."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = DaemonProcess(Path(tmp)).start(timeout=60)
+        try:
+            status, body = d.request("POST", "/api/v1/session", {"game": game, "players": PLAYERS[game],
+                                                                 "seed": 1})
+            if status != 201:
+                raise SystemExit(f"{game} did not start: {body}")
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+
+                def new_page():
+                    context = browser.new_context(viewport={"width": 1280, "height": 800})
+                    context.add_init_script(BOARD_WATCH)
+                    page = context.new_page()
+                    return context, page, context.new_cdp_session(page)
+
+                try:
+                    yield d, new_page
+                finally:
+                    browser.close()
+        finally:
+            d.terminate()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -104,38 +136,19 @@ def main() -> None:
     if chromium is None:
         print("no Chromium: page weight not measured")
         return
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as tmp:
-        d = DaemonProcess(Path(tmp)).start(timeout=60)
-        try:
-            status, body = d.request("POST", "/api/v1/session", {"game": args.game, "players": PLAYERS[args.game],
-                                                                 "seed": 1})
-            if status != 201:
-                raise SystemExit(f"{args.game} did not start: {body}")
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-                cold, warm, renders = [], [], []
-                for _ in range(args.runs):
-                    context = browser.new_context(viewport={"width": 1280, "height": 800})
-                    context.add_init_script(BOARD_WATCH)
-                    page = context.new_page()
-                    cdp = context.new_cdp_session(page)
-                    cdp.send("Network.enable")
-                    cold.append(load(page, cdp, d.url + "/"))
-                    warm.append(load(page, cdp, d.url + "/", reload=True))
-                    context.close()
-                    context = browser.new_context(viewport={"width": 1280, "height": 800})
-                    context.add_init_script(BOARD_WATCH)
-                    page = context.new_page()
-                    cdp = context.new_cdp_session(page)
-                    cdp.send("Network.enable")
-                    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
-                    renders.append(load(page, cdp, d.url + "/")[3])
-                    context.close()
-                browser.close()
-        finally:
-            d.terminate()
+    cold, warm, renders = [], [], []
+    with board_on_table(args.game, chromium) as (d, new_page):
+        for _ in range(args.runs):
+            context, page, cdp = new_page()
+            cdp.send("Network.enable")
+            cold.append(load(page, cdp, d.url + "/"))
+            warm.append(load(page, cdp, d.url + "/", reload=True))
+            context.close()
+            context, page, cdp = new_page()
+            cdp.send("Network.enable")
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
+            renders.append(load(page, cdp, d.url + "/")[3])
+            context.close()
     med = statistics.median
     print(f"tablet page ({args.game}, {args.runs} runs, medians)")
     print(f"  cold load: {med(c[0] for c in cold):.0f} requests, {med(c[1] for c in cold):.0f} static files, "

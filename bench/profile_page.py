@@ -21,9 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_page import BOARD_WATCH, PLAYERS, board_ms  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_FLAGS, find_chromium  # noqa: E402
-from tests.e2e.daemon_proc import DaemonProcess  # noqa: E402
+from bench_page import PLAYERS, board_ms, board_on_table  # noqa: E402
+from tests.e2e.conftest import find_chromium  # noqa: E402
 
 CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,blink,loading,v8.execute"
 
@@ -93,46 +92,30 @@ def main() -> None:
     if chromium is None:
         print("no Chromium: not profiled")
         return
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as tmp:
-        d = DaemonProcess(Path(tmp)).start(timeout=60)
-        try:
-            status, body = d.request("POST", "/api/v1/session", {"game": args.game, "players": PLAYERS[args.game],
-                                                                 "seed": 1})
-            if status != 201:
-                raise SystemExit(f"{args.game} did not start: {body}")
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-                context = browser.new_context(viewport={"width": 1280, "height": 800})
-                context.add_init_script(BOARD_WATCH)
-                page = context.new_page()
-                cdp = context.new_cdp_session(page)
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
-                cdp.send("Profiler.enable")
-                cdp.send("Profiler.setSamplingInterval", {"interval": 200})      # µs
-                cdp.send("Tracing.start", {"categories": CATEGORIES, "transferMode": "ReturnAsStream"})
-                cdp.send("Profiler.start")
-                page.goto(d.url + "/", wait_until="commit")
-                took = board_ms(cdp)
-                profile = cdp.send("Profiler.stop")["profile"]
-                done: list[dict] = []
-                cdp.on("Tracing.tracingComplete", lambda event: done.append(event))
-                cdp.send("Tracing.end")
-                deadline = time.monotonic() + 60
-                while not done and time.monotonic() < deadline:
-                    page.wait_for_timeout(50)
-                if not done:
-                    raise SystemExit("the trace did not finish within 60 s")
-                chunks = []
-                while True:
-                    read = cdp.send("IO.read", {"handle": done[0]["stream"]})
-                    chunks.append(read["data"])
-                    if read.get("eof"):
-                        break
-                browser.close()
-        finally:
-            d.terminate()
+    with board_on_table(args.game, chromium) as (d, new_page):
+        _context, page, cdp = new_page()
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 200})      # µs
+        cdp.send("Tracing.start", {"categories": CATEGORIES, "transferMode": "ReturnAsStream"})
+        cdp.send("Profiler.start")
+        page.goto(d.url + "/", wait_until="commit")
+        took = board_ms(cdp)
+        profile = cdp.send("Profiler.stop")["profile"]
+        done: list[dict] = []
+        cdp.on("Tracing.tracingComplete", lambda event: done.append(event))
+        cdp.send("Tracing.end")
+        deadline = time.monotonic() + 60
+        while not done and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        if not done:
+            raise SystemExit("the trace did not finish within 60 s")
+        chunks = []
+        while True:
+            read = cdp.send("IO.read", {"handle": done[0]["stream"]})
+            chunks.append(read["data"])
+            if read.get("eof"):
+                break
     args.out.write_text(json.dumps(profile))
     trace = json.loads("".join(chunks))
     events = trace["traceEvents"] if isinstance(trace, dict) else trace

@@ -179,7 +179,7 @@ def test_a_move_of_n_steps_makes_exactly_n_step_edges_with_dir_right(rig, link, 
     status = move_to(link, target)
     st = rig.state()
     n = abs(target - start)
-    assert status["position"] == target and status["target"] == target
+    assert status["position"] == target and status["target"] == target, status
     assert st["steps"] == n
     if target > start:
         assert (st["steps_fwd"], st["steps_back"], st["dir"]) == (n, 0, 1)
