@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 DB_FILE = "potionpi.sqlite3"
 PIN_BUDGET_FILE = "pin_budget.json"
 TABLETS_FILE = "tablets.json"
+SEATS_FILE = "seats.json"
 
 
 class Daemon:
@@ -64,7 +65,11 @@ class Daemon:
                 # wrong PINs are counted table-wide across restarts (web_ui/auth.py)
                 "pin_budget_file": str(self.data_dir / PIN_BUDGET_FILE),
                 # the unlocked tablets, so Lock revokes a cookie and a restart keeps the rest
-                "tablets_file": str(self.data_dir / TABLETS_FILE)}
+                "tablets_file": str(self.data_dir / TABLETS_FILE),
+                # which phone holds which seat, so a restart keeps the phones on their seats
+                "seats_file": str(self.data_dir / SEATS_FILE),
+                # names the table answers to besides its own (web_ui/hosts.py)
+                "names": web["names"]}
 
     def start(self, host: str | None = None, port: int | None = None) -> int:
         """Bind and serve in a background thread; returns the port actually bound."""

@@ -21,7 +21,9 @@ from flask.json.provider import DefaultJSONProvider
 
 from controller import games
 
-from .auth import PinBudget, PinGate, TabletKeys
+from .auth import PinBudget, PinGate, TableCookies, TabletKeys
+from .hosts import TableNames
+from .seat_claims import SeatClaims
 
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
@@ -50,6 +52,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "pin_budget_file": None,
     # the unlocked tablets' keys (hashed), so Lock revokes a cookie; None: memory only
     "tablets_file": None,
+    # which phone holds which seat (device keys, hashed), kept across restarts; None: memory
+    "seats_file": None,
+    # names the table answers to besides its hostname, <hostname>.local, its addresses and
+    # localhost (a list, or one string of names separated by spaces); any other Host: 421
+    "names": (),
     # How long a tablet stays unlocked after entering the PIN once.
     "session_days": 90,
     # Milliseconds an EventSource waits before reconnecting (sent as "retry:").
@@ -105,6 +112,8 @@ class TableContext:
     gate: PinGate
     settings: dict[str, Any]
     tablets: TabletKeys = field(default_factory=TabletKeys)
+    claims: SeatClaims = field(default_factory=SeatClaims)
+    names: TableNames = field(default_factory=TableNames)
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
     # client address -> {subscription: its gone() check}
@@ -115,7 +124,7 @@ class TableContext:
     _unlocked_at: dict[str, float] = field(default_factory=dict)
 
     def remember_unlocked(self, address: str) -> None:
-        now = time.time()
+        now = time.monotonic()            # a wall clock set back must not keep or drop it
         self._unlocked_at[address] = now
         if len(self._unlocked_at) > TRUSTED_ADDRESSES:       # bounded: forget the oldest
             for old in sorted(self._unlocked_at, key=self._unlocked_at.__getitem__)[:-TRUSTED_ADDRESSES]:
@@ -124,9 +133,23 @@ class TableContext:
     def trusted(self, address: str) -> bool:
         """True if ``address`` unlocked the table within the last day (the PIN'd tablet)."""
         when = self._unlocked_at.get(address)
-        return when is not None and time.time() - when < TRUSTED_SECONDS
+        return when is not None and time.monotonic() - when < TRUSTED_SECONDS
     #: told the number of open streams whenever it changes (the server sizes its pool)
     on_streams: Callable[[int], None] | None = None
+    #: (host, port) the server listens on, once one serves the app (links use it)
+    listening: tuple[str, int] | None = None
+
+    def change_pin(self, pin: str) -> dict[str, int]:
+        """A new table PIN, at once: every tablet is locked and every seat link revoked, as
+        docs/api.md and docs/seats.md promise; every screen is told. Returns how many."""
+        if pin == self.gate.pin:
+            return {"tablets": 0, "seats": 0}
+        self.gate.change(pin)
+        tablets = self.tablets.revoke_all()
+        seats = self.claims.clear()
+        self.table.notice({"kind": "pin", "message": "the table PIN was changed: every tablet enters "
+                                                     "the new PIN, every phone scans its seat's new code"})
+        return {"tablets": tablets, "seats": seats}
 
     @property
     def simulated(self) -> bool:
@@ -201,6 +224,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
+    app.session_interface = TableCookies()     # no wall-clock expiry (web_ui/auth.py)
     app.json = RequestJSON(app)
     app.json.sort_keys = False
     app.json.compact = True
@@ -213,9 +237,12 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
                                       path=Path(budget_file) if (budget_file := merged["pin_budget_file"])
                                       else None)),
         tablets=TabletKeys(Path(merged["tablets_file"]) if merged["tablets_file"] else None),
+        claims=SeatClaims(Path(merged["seats_file"]) if merged["seats_file"] else None),
+        names=TableNames(merged["names"].split() if isinstance(merged["names"], str) else merged["names"]),
         settings=merged)
 
-    from . import api, assets, errors, floor_api, headers, owner, pages, plugins, records_api, seats, stream
+    from . import api, assets, errors, floor_api, headers, hosts, owner, pages, plugins, records_api, seats, stream
+    hosts.register(app)        # first: a name that is not the table's gets nothing else
     # each version's stream message is encoded once, in the acting thread, before any
     # stream wakes (web_ui/stream.py)
     messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()

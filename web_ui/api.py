@@ -10,7 +10,7 @@ from controller.contracts import Session
 from controller.games import Refusal
 from controller.table import NoGame, VersionConflict
 
-from . import JSONRefused, auth, ctx
+from . import JSONRefused, auth, ctx, secret_actions
 from .errors import ApiError
 
 bp = Blueprint("api", __name__)
@@ -135,7 +135,9 @@ def post_action() -> Response:
     version = whole_number(data, "version", low=0, high=2**63 - 1)
     game_id = whole_number(data, "game_id", low=0, high=2**63 - 1)
     try:
-        session = ctx().table.act(action, version=version, game_id=game_id, source="player")
+        # a seat's secret actions come from its phone only (web_ui/secret_actions.py)
+        session = ctx().table.act(action, version=version, game_id=game_id, source="player",
+                                  permit=secret_actions.from_the_table)
     except VersionConflict as exc:
         raise ApiError(409, str(exc), extra={"session": exc.session}) from None
     except NoGame:

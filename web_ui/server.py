@@ -72,9 +72,23 @@ LOCAL = frozenset({"127.0.0.1", "::1"})
 
 
 class GuardedChannel(HTTPChannel):
-    """Remembers when the request now arriving began, so a trickle cannot last for ever."""
+    """Remembers when the request now arriving began, so a trickle cannot last for ever.
+
+    Every time is on the monotonic clock: waitress stamps ``last_activity`` with the wall
+    clock, which a Pi sets back or forward by hours when it finds a time server (an hour
+    back, and no idle socket would be closed for an hour). Its stamps land here instead.
+    """
 
     request_started: float | None = None
+    active_at: float = 0.0
+
+    @property
+    def last_activity(self) -> float:
+        return self.active_at
+
+    @last_activity.setter
+    def last_activity(self, _wall: float) -> None:
+        self.active_at = time.monotonic()
 
     def received(self, data):
         before = self.request
@@ -82,7 +96,7 @@ class GuardedChannel(HTTPChannel):
         if self.request is None:
             self.request_started = None
         elif self.request is not before or self.request_started is None:
-            self.request_started = time.time()
+            self.request_started = time.monotonic()
         return result
 
 
@@ -121,12 +135,28 @@ class GuardedServer(TcpWSGIServer):
             return
         self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
+    _next_cleanup = 0.0
+
+    def readable(self):
+        # waitress runs maintenance() when the wall clock passes its next clean-up time;
+        # set back an hour, that is an hour away. Run it on the monotonic clock instead.
+        now = time.monotonic()
+        if now >= self._next_cleanup:
+            self._next_cleanup = now + self.adj.cleanup_interval
+            self.maintenance(now)
+        self.next_channel_cleanup = float("inf")      # waitress's own check never fires
+        return super().readable()
+
     def maintenance(self, now):
-        super().maintenance(now)                  # idle: channel_timeout
+        """Close idle channels (``idle_seconds``) and requests that take too long to arrive
+        (``request_seconds``); ``now`` is the monotonic clock (see ``readable``)."""
+        idle = now - self.adj.channel_timeout
         cutoff = now - self.limits["request_seconds"]
         for channel in list(self.active_channels.values()):
+            if channel.requests:
+                continue                          # a running request (a stream) is never cut
             started = getattr(channel, "request_started", None)
-            if not channel.requests and started is not None and started < cutoff:
+            if channel.last_activity < idle or (started is not None and started < cutoff):
                 channel.will_close = True
 
 
@@ -177,6 +207,7 @@ class Server:
         extension = getattr(app, "extensions", {}).get("potionpi")
         if extension is not None:
             extension.on_streams = self._streams_changed
+            extension.listening = (host, self.port)      # the links the table hands out
 
     def _streams_changed(self, streams: int) -> None:
         """A stream opened or closed: keep ``threads`` free for taps and pages."""

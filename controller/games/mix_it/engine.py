@@ -30,6 +30,8 @@ class MixIt(Game):
     undo_barrier = frozenset({"claim", "confirm"})        # a shout and a cookie are facts
     nothing_to_undo = "there is nothing to undo (a MONSTER!, a cookie or a new deck cannot be taken back)"
     legal_actions_complete = False      # placements, goal changes and claims are on the phones
+    # a hand card placed, the secret goal changed, the goal shown: each player's phone only
+    secret_types = frozenset({"place", "change_goal", "claim"})
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
@@ -104,6 +106,12 @@ class MixIt(Game):
         if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m < self.monster_count:
             raise InvalidAction(f'"{key}" must be 0 (Monster 1) or 1 (Monster 2)')
         return m
+
+    def is_secret(self, state: State, action: Action) -> bool:
+        """In Express the card placed is the face-up deck's top: the table places it."""
+        if action.get("type") == "place" and state["options"]["variant"] == "express":
+            return False
+        return super().is_secret(state, action)
 
     def _do_place(self, state: State, action: Action) -> None:
         """A. PLACE 1 card in a free space or OVER another card, then draw back to 3."""

@@ -349,7 +349,12 @@ function main() {
   Promise.race([drawnOnce, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
     link = follow("/api/v1/stream", {
       onSession: accept,
-      onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
+      onNotice: (notice) => {
+        noticeToast(notice); cue("warn");
+        if (notice.kind === "firmware") checkFirmware();
+        if (notice.kind === "pin") setUnlocked(false);       // a new PIN locked every tablet
+        document.dispatchEvent(new CustomEvent("table-notice", { detail: notice }));   // e.g. Phone links
+      },
       onState: setConnection,
     });
     document.body.dataset.ready = "yes";
