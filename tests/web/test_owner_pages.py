@@ -99,10 +99,13 @@ def test_owner_downloads_the_log_and_every_game(client, owned, table):
 def test_the_running_games_log_is_withheld_until_it_is_over(client, owned, table):
     table.start("mirakel-mix", ["Ann", "Ben"], seed=3)       # replaced: its log may go
     table.start("mirakel-mix", ["Cem", "Dana"], seed=4)      # still being played
-    running, replaced = json.loads(client.get("/settings/export", headers=AUTH).data)["games"]
+    download = client.get("/settings/export", headers=AUTH).data
+    running, replaced = json.loads(download)["games"]
     assert running["players"] == ["Cem", "Dana"] and running["actions"] is None
     assert "still being played" in running["actions_withheld"]
-    assert replaced["actions"] == []
+    # the seed deals every hidden card again: not while the game is on the table (issue 22)
+    assert running["seed"] is None and b'"seed": 4' not in download
+    assert replaced["actions"] == [] and replaced["seed"] == 3
 
 
 def test_scripts_use_the_pin_header(client, owned):
