@@ -290,8 +290,14 @@ def cmd_pin(args) -> int:
     else:
         pin, source = secrets_store.table_pin(data_dir, config["table"]["pin"])
     print(f"table PIN: {pin} (from {source})")
-    if source in ("config", "environment") and (args.new or args.set):
-        print("note: the config or POTIONPI_PIN overrides the data dir PIN")
+    if not (args.new or args.set):
+        return EXIT_OK
+    configured, _ = secrets_store.table_pin(data_dir, config["table"]["pin"])
+    if configured != pin:
+        print("note: the config or POTIONPI_PIN overrides the data dir PIN: the table keeps using that one")
+        return EXIT_OK
+    from .pin_watch import tell_running
+    print(tell_running(data_dir, secrets_store.secret_key(data_dir), pin))
     return EXIT_OK
 
 

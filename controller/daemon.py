@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from . import __version__, secrets_store
+from . import __version__, pin_watch, secrets_store
 from .config import Config, default_data_dir
 from .service import discovery, logs, notify
 from .store import Store
@@ -33,6 +33,11 @@ class Daemon:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         # beside journald: the settings page offers it for download
         self._log_file = logs.open_log_file(self.data_dir)
+        # held while the daemon runs: `potionpi pin` knows someone will take a new PIN
+        self._lock = pin_watch.hold_lock(self.data_dir)
+        if self._lock is None:
+            log.warning("another potionpi already runs with the data dir %s", self.data_dir)
+        self.pin_watch: pin_watch.PinWatch | None = None
         try:
             self.watchdog: notify.Watchdog | None = None
             self.store = Store(self.data_dir / DB_FILE)
@@ -44,19 +49,28 @@ class Daemon:
             self.firmware = FirmwareWatch(self.table)
             if self.devices.forest_floor is not None:
                 self.devices.forest_floor.on_change(self.firmware)
+            secret = secrets_store.secret_key(self.data_dir)
             self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
-                                  secret_key=secrets_store.secret_key(self.data_dir),
-                                  settings=self.settings())
+                                  secret_key=secret, settings=self.settings())
+            if self.pin_source in ("data dir", "generated"):
+                # `potionpi pin --set/--new` rewrites the file: the running table takes it at once
+                self.pin_watch = pin_watch.PinWatch(self.data_dir, secret, self._pin_changed, self.pin)
             # the owner's pages (join, settings, log download) read these
             self.app.extensions["potionpi"].extras["service"] = {
                 "data_dir": self.data_dir, "firmware": self.firmware, "urls": []}
         except BaseException:
             logs.close_log_file(self._log_file)
+            if self._lock is not None:
+                self._lock.close()
             raise
         self.server: Any = None
         self.host = config["web"]["host"]
         self._thread: threading.Thread | None = None
         self._closed = False
+
+    def _pin_changed(self, pin: str) -> dict[str, int]:
+        self.pin = pin
+        return self.app.extensions["potionpi"].change_pin(pin)
 
     def settings(self) -> dict[str, Any]:
         web = self.config["web"]
@@ -80,6 +94,8 @@ class Daemon:
                                   threads=web["threads"])
         self._thread = threading.Thread(target=self.server.run, name="web", daemon=True)
         self._thread.start()
+        if self.pin_watch is not None:
+            self.pin_watch.start()
         self.host = host or web["host"]
         self.app.extensions["potionpi"].extras["service"]["urls"] = self.urls(self.host)
         # systemd (Type=notify): the table is up; the watchdog pings while it stays healthy
@@ -129,6 +145,8 @@ class Daemon:
         notify.notify("STOPPING=1")
         if self.watchdog is not None:
             self.watchdog.stop()
+        if self.pin_watch is not None:
+            self.pin_watch.stop()
         self.table.close()                  # ends live streams so their threads return
         if self.server is not None:
             self.server.close()
@@ -138,6 +156,8 @@ class Daemon:
         self.store.close()
         log.info("potionpi stopped")
         logs.close_log_file(self._log_file)
+        if self._lock is not None:
+            self._lock.close()
 
 
 class FirmwareWatch:

@@ -22,8 +22,11 @@ def free_port() -> int:
 
 
 class DaemonProcess:
-    def __init__(self, data_dir: Path, *args: str, port: int | None = None, sim: bool = True):
+    def __init__(self, data_dir: Path, *args: str, port: int | None = None, sim: bool = True,
+                 env: dict[str, str] | None = None):
         self.data_dir = Path(data_dir)
+        # POTIONPI_PIN=2468 unless the test says otherwise ({} without it: the data dir's PIN)
+        self.env = {"POTIONPI_PIN": PIN} if env is None else env
         self.port = port or free_port()
         self.args = (("--sim",) if sim else ()) + args
         self.proc: subprocess.Popen | None = None
@@ -34,7 +37,8 @@ class DaemonProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30) -> "DaemonProcess":
-        env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONUNBUFFERED="1")
+        env = {k: v for k, v in os.environ.items() if k != "POTIONPI_PIN"}
+        env.update(self.env, PYTHONUNBUFFERED="1")
         cmd = [sys.executable, "-m", "controller.cli", "run", "--host", "127.0.0.1",
                "--port", str(self.port), "--data-dir", str(self.data_dir), *self.args]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
