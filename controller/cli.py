@@ -80,6 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
     common(export)
     export.add_argument("--output", "-o", metavar="FILE", help="file to write (default: standard output)")
 
+    backup = sub.add_parser("backup", help="write a consistent copy of the game database (safe while it runs)",
+                            description="Copies every game with SQLite's backup API: one file that holds "
+                                        "everything, the write-ahead log included (copying potionpi.sqlite3 "
+                                        "alone can miss the newest games). Safe while the table is running.")
+    common(backup)
+    backup.add_argument("--output", "-o", metavar="FILE",
+                        help="where to write it (default: DATA_DIR/backups/potionpi-DATE-TIME.sqlite3)")
+
     replay = sub.add_parser("replay", help="replay a game's log through its engine and report the result")
     common(replay)
     replay.add_argument("game_id", type=int, help="game number from `potionpi history`")
@@ -350,6 +358,27 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
+def cmd_backup(args) -> int:
+    import time as _time
+
+    from .daemon import DB_FILE
+    from .store import StoreError, backup_file
+
+    data_dir = _data_dir(args, _config(args))
+    dest = Path(args.output) if args.output else \
+        data_dir / "backups" / f"potionpi-{_time.strftime('%Y%m%d-%H%M%S')}.sqlite3"
+    try:
+        held = backup_file(data_dir / DB_FILE, dest)
+    except StoreError as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    games, actions = held["games"], held["actions"]
+    print(f"wrote {dest}: {games} game{'s' if games != 1 else ''}, {actions} action{'s' if actions != 1 else ''}. "
+          "Keep it off the Pi (copy it to another computer). To restore: stop potionpi, copy it over "
+          f"{data_dir / DB_FILE}, delete {DB_FILE}-wal and {DB_FILE}-shm beside it, then `potionpi repair`.")
+    return EXIT_OK
+
+
 def cmd_replay(args) -> int:
     from . import games
 
@@ -478,7 +507,7 @@ def cmd_calibrate(args) -> int:
 
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "history": cmd_history,
-            "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
+            "export": cmd_export, "backup": cmd_backup, "replay": cmd_replay, "check": cmd_check,
             "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
             "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update}

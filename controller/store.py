@@ -16,6 +16,7 @@ keyed by the code version that wrote it, and ignored when that differs.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import __version__
+from .ack import Acked, AckWriter, lost as ack_lost, read as read_ack
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -58,6 +60,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
 PAGE_SIZE = 1024
 #: snapshots kept per game (the newest; older ones are deleted as new ones come)
 SNAPSHOTS_KEPT = 2
+#: beside the database: what the store last acknowledged (controller/ack.py)
+ACK_SUFFIX = ".ack"
 
 
 class StoreError(Exception):
@@ -93,12 +97,19 @@ class DamagedRow(ValueError):
 
 
 class Store:
-    """The game log. All methods are safe to call from any thread."""
+    """The game log. All methods are safe to call from any thread.
+
+    ``lost`` is set at start-up when the database holds less than the store had
+    acknowledged (controller/ack.py): ``{"id", "game", "reason"}``, else None.
+    """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
         self.problem: str | None = None         # the last failed write, until one succeeds
+        self.lost: dict[str, Any] | None = None
+        self._ack: AckWriter | None = None
+        self._acked_meta: tuple[int, str, tuple[str, ...]] | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # SQLite takes a zero-length file for a new, empty database. Here it means a
@@ -116,12 +127,71 @@ class Store:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
             self._migrate()
+            if str(path) != ":memory:":
+                self._check_acknowledged(self.path.with_name(self.path.name + ACK_SUFFIX))
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot use the game database ({exc}). "
                              "`potionpi doctor` explains what is wrong") from None
         except OSError as exc:
             raise StoreError(f"{self.path}: cannot open the game database "
                              f"({exc.strerror or exc})") from None
+
+    def _check_acknowledged(self, ack_path: Path) -> None:
+        """Compare the database with what the store last acknowledged (``lost``), then keep
+        acknowledging. A database that holds less keeps its record as it is, so every start
+        (and ``potionpi doctor``) says so until a new game or ``potionpi repair``."""
+        try:
+            acked = read_ack(ack_path)
+        except (OSError, ValueError) as exc:
+            import logging
+            logging.getLogger(__name__).warning("%s is unreadable (%s); what the database holds is "
+                                                "not checked this time", ack_path, exc)
+            acked = None
+        newest = self._db.execute("SELECT MAX(id) FROM games").fetchone()[0]
+        if acked is not None:
+            version = None
+            if newest is not None and newest >= acked.game:
+                row = self._db.execute("SELECT MAX(version) FROM actions WHERE game_id = ?",
+                                       (acked.game,)).fetchone()
+                exists = self._db.execute("SELECT 1 FROM games WHERE id = ?", (acked.game,)).fetchone()
+                version = (row[0] or 0) if exists else 0
+            reason = ack_lost(acked, newest, version)
+            if reason is not None:
+                self.lost = {"id": acked.game, "game": acked.name or None, "reason": reason}
+        self._ack = AckWriter(ack_path)
+        if self.lost is None:
+            self._note_newest()
+
+    def _note_newest(self) -> None:
+        """Acknowledge what the database holds now (a first start, an accepted loss)."""
+        row = self._db.execute("SELECT id, game, players FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        if self._ack is None:
+            return
+        if row is None:
+            self._ack.note(Acked(0, 0))             # nothing played yet: nothing to lose
+            return
+        version = self._db.execute("SELECT MAX(version) FROM actions WHERE game_id = ?",
+                                   (row["id"],)).fetchone()[0] or 0
+        self._acked_meta = (row["id"], row["game"], tuple(json.loads(row["players"])))
+        self._ack.note(Acked(row["id"], version, row["game"], self._acked_meta[2]))
+
+    def _acknowledge(self, game_id: int, version: int) -> None:
+        """After a commit (under the lock): the record says this game is at ``version``."""
+        if self._ack is None:
+            return
+        if self._acked_meta is None or self._acked_meta[0] != game_id:
+            row = self._db.execute("SELECT game, players FROM games WHERE id = ?", (game_id,)).fetchone()
+            self._acked_meta = (game_id, row["game"], tuple(json.loads(row["players"]))) if row else \
+                (game_id, "", ())
+        self._ack.note(Acked(game_id, version, self._acked_meta[1], self._acked_meta[2]))
+
+    def accept_loss(self) -> None:
+        """The owner accepts what the database holds (``potionpi repair``, a restored copy)."""
+        with self._lock:
+            self.lost = None
+            self._note_newest()
+        if self._ack is not None:
+            self._ack.flush()
 
     def _migrate(self) -> None:
         """Changes since the first release (CREATE TABLE IF NOT EXISTS keeps old tables): the
@@ -156,7 +226,11 @@ class Store:
                 "INSERT INTO games (game, players, options, seed, started) VALUES (?, ?, ?, ?, ?)",
                 (game, json.dumps(players), json.dumps(options), seed, now))
             assert cur.lastrowid is not None     # an INSERT always has one
-            return cur.lastrowid
+        self.lost = None                         # the players moved on: a new game is the newest
+        with self._lock:
+            self._acked_meta = (cur.lastrowid, game, tuple(players))
+            self._acknowledge(cur.lastrowid, 0)
+        return cur.lastrowid
 
     def append(self, game_id: int, version: int, action: dict[str, Any], source: str,
                outcome: dict[str, Any] | None = None, snapshot: dict[str, Any] | None = None) -> None:
@@ -164,6 +238,7 @@ class Store:
         with ``snapshot``, the whole state after it too (see the module's docstring)."""
         now = time.time()
         state = None if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
+        committed = False
         with self._lock, self._write():
             self._db.execute(
                 "INSERT INTO actions (game_id, version, action, source, at) VALUES (?, ?, ?, ?, ?)",
@@ -184,6 +259,10 @@ class Store:
                 self._db.execute(
                     "UPDATE games SET status = 'playing', finished = NULL, outcome = NULL "
                     "WHERE id = ? AND status = 'finished'", (game_id,))
+            committed = True
+        if committed:
+            with self._lock:
+                self._acknowledge(game_id, version)
 
     def close_damaged(self, game_id: int, reason: str) -> None:
         """Close a game that can no longer be resumed; it stays in the history with ``reason``."""
@@ -204,6 +283,11 @@ class Store:
                              "WHERE status IN ('playing', 'finished') AND id != ?", (time.time(), game_id))
             self._db.execute("UPDATE games SET status = 'playing', finished = NULL, outcome = NULL, "
                              "damage = NULL WHERE id = ?", (game_id,))
+        with self._lock:                         # the record follows the cut at once
+            self.lost = None
+            self._note_newest()
+        if self._ack is not None:
+            self._ack.flush()
         return dropped
 
     def backup(self, dest: Path) -> None:
@@ -299,6 +383,9 @@ class Store:
         return [self._game(r) for r in rows]
 
     def close(self) -> None:
+        if self._ack is not None:
+            self._ack.close()                    # what was acknowledged is on disk first
+            self._ack = None
         with self._lock:
             if self._db is not None:
                 self._db.close()
@@ -315,6 +402,43 @@ class Store:
                 "status": row["status"], "started": row["started"], "finished": row["finished"],
                 "outcome": json.loads(row["outcome"]) if row["outcome"] else None,
                 "damage": row["damage"]}
+
+
+def backup_file(source: Path, dest: Path) -> dict[str, int]:
+    """``potionpi backup``: a consistent copy of the database at ``source``, its WAL
+    included, with SQLite's online backup API (safe while the daemon writes: the copy is
+    one moment of the log). ``dest`` is one self-contained file (no -wal beside it),
+    checked and fsynced. Returns what it holds: {"games", "actions"}."""
+    if not source.exists():
+        raise StoreError(f"no games yet: {source} does not exist")
+    if dest.exists():
+        raise StoreError(f"{dest} already exists; name another file (or remove it first)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    src = sqlite3.connect(source)
+    try:
+        target = sqlite3.connect(dest)
+        try:
+            src.backup(target)
+            target.execute("PRAGMA journal_mode=DELETE")     # one file, whole
+            check = target.execute("PRAGMA integrity_check").fetchone()[0]
+            games = target.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            actions = target.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+        finally:
+            target.close()
+    except sqlite3.Error as exc:
+        dest.unlink(missing_ok=True)
+        raise StoreError(f"{source}: the backup failed ({exc}); `potionpi doctor` explains what is wrong") from None
+    finally:
+        src.close()
+    if check != "ok":
+        dest.unlink(missing_ok=True)
+        raise StoreError(f"{source}: the copy fails SQLite's check ({check}); `potionpi doctor` explains")
+    fd = os.open(dest, os.O_RDONLY)
+    try:
+        os.fsync(fd)                                  # on the card before we say it is done
+    finally:
+        os.close(fd)
+    return {"games": games, "actions": actions}
 
 
 class _Transaction:

@@ -66,6 +66,11 @@ class DaemonProcess:
         except urllib.error.HTTPError as err:
             return err.code, json.loads(err.read() or b"null")
 
+    def request_text(self, path: str) -> str:
+        """A page, as text (GET, no PIN)."""
+        with urllib.request.urlopen(self.url + path, timeout=10) as resp:
+            return resp.read().decode()
+
     def kill9(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
