@@ -154,9 +154,26 @@ def table_url(path: str = "/") -> str:
     return f"http://{netloc}{path}"
 
 
+def _refusal(status: int, sentence: str) -> Response:
+    """An answer built from nothing the request sent: no template, no url_for (a Host no
+    URL can be built with once made every page a 500)."""
+    if request.path.startswith("/api/") or request.path == "/healthz":
+        body, mimetype = json.dumps({"error": sentence}) + "\n", "application/json"
+    else:
+        body, mimetype = sentence[:1].upper() + sentence[1:] + ".\n", "text/plain"
+    return Response(body, status=status, mimetype=mimetype, headers={"Cache-Control": "no-store"})
+
+
+#: no address of this table holds a control character; a NUL once reached os.stat (a 500)
+CONTROL = frozenset(chr(c) for c in range(32)) | {"\x7f"}
+
+
 def register(app: Flask) -> None:
     @app.before_request
     def only_our_names() -> Response | None:
+        if not CONTROL.isdisjoint(request.path):
+            return _refusal(400, "this address holds a character no address of the table has "
+                                 "(a control character such as %00)")
         host = request.headers.get("Host")
         if host is None or _names().own(host) is not None:
             return None
@@ -166,11 +183,4 @@ def register(app: Flask) -> None:
             log.warning("refused %d request(s) for a name that is not the table's (the latest: %r)",
                         names.refused, host[:80])
         name = names.lan_name() or "localhost"
-        sentence = MISDIRECTED.format(name=f"[{name}]" if ":" in name else name)
-        # built from nothing the request sent: no template, no url_for (its Host may be
-        # one no URL can be built with: a 64-letter label once made every page a 500)
-        if request.path.startswith("/api/") or request.path == "/healthz":
-            body, mimetype = json.dumps({"error": sentence}) + "\n", "application/json"
-        else:
-            body, mimetype = sentence[:1].upper() + sentence[1:] + ".\n", "text/plain"
-        return Response(body, status=421, mimetype=mimetype, headers={"Cache-Control": "no-store"})
+        return _refusal(421, MISDIRECTED.format(name=f"[{name}]" if ":" in name else name))

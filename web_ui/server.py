@@ -52,7 +52,8 @@ from typing import Callable
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
-from waitress.task import ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.utilities import BadRequest
 from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
@@ -71,6 +72,17 @@ LIMITS = {"per_client": 16, "open_limit": 100, "reserve": 20,
 LOCAL = frozenset({"127.0.0.1", "::1"})
 
 
+class ClientMistake(ErrorTask):
+    """waitress's own answer to a request it could not parse, never a 5xx: a transfer
+    coding it does not know (``gzip, chunked``) is the client's mistake, said as a 400."""
+
+    def execute(self):
+        error = self.request.error
+        if error.code >= 500:
+            self.request.error = BadRequest(f"{error.body} (the request cannot be read as it was sent)")
+        super().execute()
+
+
 class GuardedChannel(HTTPChannel):
     """Remembers when the request now arriving began, so a trickle cannot last for ever.
 
@@ -81,6 +93,7 @@ class GuardedChannel(HTTPChannel):
 
     request_started: float | None = None
     active_at: float = 0.0
+    error_task_class = ClientMistake
 
     @property
     def last_activity(self) -> float:
