@@ -42,6 +42,12 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # all, and from one client address (so one device cannot take every slot).
     "max_streams": 64,
     "max_streams_per_client": 4,
+    # ... of which these are kept for the table's own devices (the Pi itself, unlocked
+    # tablets, phones holding a seat): strangers' streams stop short of them
+    "streams_reserved": 16,
+    # expensive downloads (history CSV, statistics, BG Stats, export, log) running at once
+    # for all devices that are not the table's own; each address has one at a time
+    "downloads_at_once": 2,
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,
@@ -119,6 +125,7 @@ class TableContext:
     # client address -> {subscription: its gone() check}
     _streams: dict[str, dict[Any, Callable[[], bool]]] = field(default_factory=dict)
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
+    _own_streams: set[Any] = field(default_factory=set)     # of the table's own devices
     # addresses that unlocked the table lately (cookie or PIN) -> when; the server keeps
     # its connection reserve for them (server.py)
     _unlocked_at: dict[str, float] = field(default_factory=dict)
@@ -155,23 +162,27 @@ class TableContext:
     def simulated(self) -> bool:
         return bool(getattr(self.devices, "simulated", False))
 
-    def open_stream(self, client: str, subscription: Any, gone: Callable[[], bool]) -> str | None:
+    def open_stream(self, client: str, subscription: Any, gone: Callable[[], bool],
+                    own: bool = False) -> str | None:
         """Count a new live stream from ``client``; the reason in a sentence if refused.
         ``gone()`` says when its socket closed: a reloading tablet's old streams are
-        ended here, not left holding its slots until their next keep-alive."""
+        ended here, not left holding its slots until their next keep-alive. ``own``: the
+        table's own device, which the slots kept in reserve are for (web_ui/admission.py)."""
+        from .admission import stream_refusal
         with self._streams_lock:
             for mine in self._streams.values():
                 for old, old_gone in list(mine.items()):
                     if old_gone():
                         old.close()          # its thread wakes, ends and calls close_stream
                         del mine[old]
+                        self._own_streams.discard(old)
             mine = self._streams.setdefault(client, {})
-            if len(mine) >= int(self.settings["max_streams_per_client"]):
-                return (f"this device already has {len(mine)} live screens open; "
-                        "close one and reload")
-            if self.streams >= int(self.settings["max_streams"]):
-                return "too many live screens are open on this table; close one and reload"
+            refused = stream_refusal(client, len(mine), self.streams, self.streams - len(self._own_streams), own)
+            if refused:
+                return refused
             mine[subscription] = gone
+            if own:
+                self._own_streams.add(subscription)
             self._told()
             return None
 
@@ -179,6 +190,7 @@ class TableContext:
         with self._streams_lock:
             mine = self._streams.get(client, {})
             mine.pop(subscription, None)
+            self._own_streams.discard(subscription)
             if not mine:
                 self._streams.pop(client, None)
             self._told()
@@ -241,8 +253,10 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         names=TableNames(merged["names"].split() if isinstance(merged["names"], str) else merged["names"]),
         settings=merged)
 
-    from . import api, assets, errors, floor_api, headers, hosts, owner, pages, plugins, records_api, seats, stream
+    from . import (admission, api, assets, errors, floor_api, headers, hosts, owner, pages, plugins,
+                   records_api, seats, stream)
     hosts.register(app)        # first: a name that is not the table's gets nothing else
+    admission.register(app)    # then: expensive downloads, one at a time per address
     # each version's stream message is encoded once, in the acting thread, before any
     # stream wakes (web_ui/stream.py)
     messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()

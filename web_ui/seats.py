@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import segno
-from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, session, url_for
+from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, session, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from controller import games
@@ -161,6 +161,7 @@ def check_token(token: Any, game: str | None = None, *, claim: bool = True) -> H
             raise ApiError(403, moved(holder.name))
         if current.claimed and not c.claims.holds(holder.session["id"], seat, gen, session.get("device")):
             raise ApiError(403, taken(holder.name))
+        g.table_own = current.claimed
         return holder
     result = c.claims.claim(holder.session["id"], seat, gen, device_key())
     if result == "stale":
@@ -171,6 +172,7 @@ def check_token(token: Any, game: str | None = None, *, claim: bool = True) -> H
         log.info("seat %d (%s) of game %d is on a phone now", seat, holder.name, holder.session["id"])
         c.table.notice({"kind": "seat", "seat": seat, "message": f"{holder.name}'s seat is on a phone now"})
     c.remember_unlocked(auth.client_address())      # the table's own device: never locked out
+    g.table_own = True
     return holder
 
 
