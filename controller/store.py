@@ -25,6 +25,7 @@ from typing import Any, Iterator
 
 from . import __version__
 from .ack import Acked, AckWriter, lost as ack_lost, read as read_ack
+from .clock import Stamp, elapsed
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -37,7 +38,9 @@ CREATE TABLE IF NOT EXISTS games (
     status    TEXT    NOT NULL DEFAULT 'playing',  -- playing | finished | done | replaced | damaged
     finished  REAL,                        -- when it finished or was replaced
     outcome   TEXT,                        -- JSON outcome of a finished game
-    damage    TEXT                         -- why a damaged game could not be resumed
+    damage    TEXT,                        -- why a damaged game could not be resumed
+    boot      TEXT,                        -- the boot it started in, and the monotonic
+    mono      REAL                         -- clock then: its length never trusts the wall
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id   INTEGER NOT NULL REFERENCES games(id),
@@ -200,6 +203,9 @@ class Store:
         columns = {row["name"] for row in self._db.execute("PRAGMA table_info(games)")}
         if "damage" not in columns:
             self._db.execute("ALTER TABLE games ADD COLUMN damage TEXT")
+        for name, kind in (("boot", "TEXT"), ("mono", "REAL")):
+            if name not in columns:
+                self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
         row = self._db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
                                ).fetchone()
         if row is None or "WITHOUT ROWID" in row["sql"].upper():
@@ -214,17 +220,30 @@ class Store:
             self._db.execute("ALTER TABLE actions_new RENAME TO actions")
 
     # --- writing --------------------------------------------------------------
+    def _end(self, where: str, params: tuple[Any, ...], now: float) -> None:
+        """Date the end of the games ``where`` picks (in the caller's transaction): ended
+        now, by the wall clock; begun as long before that as they lasted on the monotonic
+        clock (controller/clock.py). A clock set right mid-game dates the whole game right,
+        and none lasts less than nothing."""
+        rows = self._db.execute(f"SELECT id, started, boot, mono FROM games WHERE {where}", params).fetchall()
+        for row in rows:
+            stamp = Stamp(row["boot"], row["mono"]) if row["boot"] is not None and row["mono"] is not None \
+                else None
+            took = elapsed(stamp, row["started"], now)
+            self._db.execute("UPDATE games SET finished = ?, started = ? WHERE id = ?", (now, now - took, row["id"]))
+
     def new_game(self, game: str, players: list[str], seed: int, options: dict[str, Any]) -> int:
         """Start a game; any game still running is closed as replaced (it stays in history)."""
         now = time.time()
+        stamp = Stamp.now()
         with self._lock, self._write():
-            self._db.execute(
-                "UPDATE games SET status = 'replaced', finished = ? WHERE status = 'playing'", (now,))
+            self._end("status = 'playing'", (), now)
+            self._db.execute("UPDATE games SET status = 'replaced' WHERE status = 'playing'")
             # A finished game shown on the table is simply superseded; it keeps its outcome.
             self._db.execute("UPDATE games SET status = 'done' WHERE status = 'finished'")
             cur = self._db.execute(
-                "INSERT INTO games (game, players, options, seed, started) VALUES (?, ?, ?, ?, ?)",
-                (game, json.dumps(players), json.dumps(options), seed, now))
+                "INSERT INTO games (game, players, options, seed, started, boot, mono) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(players), json.dumps(options), seed, now, stamp.boot, stamp.mono))
             assert cur.lastrowid is not None     # an INSERT always has one
         self.lost = None                         # the players moved on: a new game is the newest
         with self._lock:
@@ -251,9 +270,9 @@ class Store:
                     "FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT ?)",
                     (game_id, game_id, SNAPSHOTS_KEPT))
             if outcome is not None:
-                self._db.execute(
-                    "UPDATE games SET status = 'finished', finished = ?, outcome = ? WHERE id = ?",
-                                 (now, json.dumps(outcome), game_id))
+                self._end("id = ?", (game_id,), now)
+                self._db.execute("UPDATE games SET status = 'finished', outcome = ? WHERE id = ?",
+                                 (json.dumps(outcome), game_id))
             else:
                 # an undo took back the action that ended the game: it is played on
                 self._db.execute(
@@ -267,8 +286,8 @@ class Store:
     def close_damaged(self, game_id: int, reason: str) -> None:
         """Close a game that can no longer be resumed; it stays in the history with ``reason``."""
         with self._lock, self._write():
-            self._db.execute("UPDATE games SET status = 'damaged', finished = ?, damage = ? "
-                             "WHERE id = ?", (time.time(), reason, game_id))
+            self._end("id = ? AND finished IS NULL", (game_id,), time.time())
+            self._db.execute("UPDATE games SET status = 'damaged', damage = ? WHERE id = ?", (reason, game_id))
 
     def cut(self, game_id: int, from_version: int) -> int:
         """Drop the actions from ``from_version`` on and reopen the game (``potionpi repair``);
@@ -279,8 +298,9 @@ class Store:
             # a snapshot of a state the cut took away would resume the game past the cut
             self._db.execute("DELETE FROM snapshots WHERE game_id = ? AND version >= ?",
                              (game_id, from_version))
-            self._db.execute("UPDATE games SET status = 'replaced', finished = ? "
-                             "WHERE status IN ('playing', 'finished') AND id != ?", (time.time(), game_id))
+            self._end("status = 'playing' AND id != ?", (game_id,), time.time())
+            self._db.execute("UPDATE games SET status = 'replaced' "
+                             "WHERE status IN ('playing', 'finished') AND id != ?", (game_id,))
             self._db.execute("UPDATE games SET status = 'playing', finished = NULL, outcome = NULL, "
                              "damage = NULL WHERE id = ?", (game_id,))
         with self._lock:                         # the record follows the cut at once

@@ -46,8 +46,10 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     # tablets, phones holding a seat): strangers' streams stop short of them
     "streams_reserved": 16,
     # expensive downloads (history CSV, statistics, BG Stats, export, log) running at once
-    # for all devices that are not the table's own; each address has one at a time
-    "downloads_at_once": 2,
+    # for all devices that are not the table's own, and the share of the time they may
+    # take together; each address has one at a time (web_ui/admission.py)
+    "downloads_at_once": 1,
+    "downloads_share": 0.25,
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,

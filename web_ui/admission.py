@@ -9,10 +9,12 @@ that entered the PIN (its cookie, or a request with the PIN), a phone holding a 
   strangers' streams from 16 addresses locked out the tablet, a seat phone and the Pi's
   own screen).
 * **Expensive downloads** (the history as CSV, the statistics, BG Stats files, the export,
-  the log): one at a time per address, and at most ``downloads_at_once`` at a time for
-  all strangers together; beyond that 429 with ``Retry-After`` at once, before any work,
-  so taps keep their CPU during a flood (bench/bench_flood.py). The table's own devices
-  wait for nobody but themselves.
+  the log): one at a time per address; for all strangers together at most
+  ``downloads_at_once`` at a time and at most a ``downloads_share`` of the time (after one
+  that took t seconds the next waits t × (1 / share − 1)); beyond that 429 with
+  ``Retry-After`` at once, before any work, so taps keep the CPU during a flood
+  (bench/bench_flood.py: one CSV of a long history holds Python's GIL for a quarter of a
+  second). The table's own devices wait for nobody but themselves.
 
 The connection caps of the server (web_ui/server.py) take the same view: the addresses
 of the table's own devices are remembered (``TableContext.remember_unlocked``) and keep
@@ -20,7 +22,9 @@ the connection reserve.
 """
 from __future__ import annotations
 
+import math
 import threading
+import time
 
 from flask import Flask, Response, g, request
 
@@ -47,34 +51,43 @@ def own_device() -> bool:
 
 
 class Downloads:
-    """Who is downloading what now: per address, and strangers in all."""
+    """Who is downloading what now: per address, and strangers in all (monotonic clock)."""
 
-    def __init__(self, at_once: int):
+    def __init__(self, at_once: int, share: float = 0.25, clock=time.monotonic):
         self.at_once = at_once
+        self.share = share
+        self._clock = clock
         self._lock = threading.Lock()
-        self._running: dict[str, int] = {}
+        self._running: dict[str, float] = {}      # address -> when its download began
         self._strangers = 0
+        self._next = 0.0                          # when a stranger's next download may begin
 
     def begin(self, address: str, own: bool) -> None:
         with self._lock:
-            if self._running.get(address):
+            now = self._clock()
+            if address in self._running:
                 raise ApiError(429, "a download from this device is still running; wait for it, "
                                     "then ask again", headers={"Retry-After": "2"})
-            if not own and self._strangers >= self.at_once:
+            if not own and (self._strangers >= self.at_once or now < self._next):
+                wait = max(1, math.ceil(self._next - now))
                 raise ApiError(429, "the table is busy with other downloads; try again in a few seconds "
                                     "(the tablet and the phones at the table are served first)",
-                               headers={"Retry-After": "5"})
-            self._running[address] = 1
+                               headers={"Retry-After": str(wait)})
+            self._running[address] = now
             self._strangers += not own
 
     def end(self, address: str, own: bool) -> None:
         with self._lock:
-            if self._running.pop(address, None):
-                self._strangers -= not own
+            began = self._running.pop(address, None)
+            if began is not None and not own:
+                self._strangers -= 1
+                now = self._clock()
+                self._next = max(self._next, now + (now - began) * (1 / self.share - 1))
 
 
 def register(app: Flask) -> None:
-    downloads = Downloads(int(app.extensions["potionpi"].settings["downloads_at_once"]))
+    settings = app.extensions["potionpi"].settings
+    downloads = Downloads(int(settings["downloads_at_once"]), float(settings["downloads_share"]))
     app.extensions["potionpi"].extras["downloads"] = downloads
 
     @app.before_request
