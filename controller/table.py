@@ -152,7 +152,8 @@ class Table:
         with self._lock:
             lost = self.store.lost
             if lost is not None:
-                return self._lost(lost)
+                self._lost(lost)
+                return None
             game_row_id = self.store.running_game_id()
             if game_row_id is None:
                 return None
@@ -193,7 +194,6 @@ class Table:
                                    "Restore a copy made with `potionpi backup`, or start a new game; "
                                    "`potionpi doctor` on the Pi explains more"}
         log.error("%s", self.damaged["message"])
-        return None
 
     def start(self, game_id: str, players: list[str], seed: int | None = None,
               options: dict[str, Any] | None = None) -> Session:

@@ -111,7 +111,7 @@ class TableNames:
         names = sorted(n for n in self._names if _is_address(n) and not ipaddress.ip_address(n).is_loopback
                        and not ipaddress.ip_address(n).is_link_local)
         v4 = [n for n in names if ":" not in n]
-        return (v4 or names or [None])[0]
+        return (v4 or names)[0] if names else None
 
 
 def _is_address(name: str) -> bool:

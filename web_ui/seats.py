@@ -170,7 +170,7 @@ def check_token(token: Any, game: str | None = None, *, claim: bool = True) -> H
         raise ApiError(403, taken(holder.name))
     if result == "claimed":
         log.info("seat %d (%s) of game %d is on a phone now", seat, holder.name, holder.session["id"])
-        c.table.notice({"kind": "seat", "seat": seat, "message": f"{holder.name}'s seat is on a phone now"})
+        c.table.notice({"kind": "seat", "message": f"{holder.name}'s seat is on a phone now"})
     c.remember_unlocked(auth.client_address())      # the table's own device: never locked out
     g.table_own = True
     return holder
@@ -274,7 +274,7 @@ def move_seat(seat: int) -> Response:
     log.info("seat %d (%s) of game %d: %s (asked from %s)", seat, name, session["id"], message,
              auth.client_address())
     # every screen hears it; the seat's old phone ends its stream with a notice (SeatFollow)
-    c.table.notice({"kind": "seat", "seat": seat, "message": message})
+    c.table.notice({"kind": "seat", "message": message})
     return jsonify(seat_link(session, seat))
 
 
