@@ -3,6 +3,7 @@
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
 import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
+import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
 import { cue } from "./cues.js";
 import { setupSheet, sheetSeen } from "./sheet.js";
@@ -358,6 +359,7 @@ function main() {
     document.body.dataset.ready = "yes";
   });
   afterFirstPaint(awake.start);         // not needed for the first frame
+  afterFirstPaint(keepPage);
 }
 
 main();
