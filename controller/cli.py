@@ -295,7 +295,9 @@ def cmd_config(args) -> int:
 
 
 def cmd_tls(args) -> int:
-    from .service import certs, discovery
+    import shlex
+
+    from .service import certs, discovery, install
     from .service.preflight import PIP
 
     config = _config(args)
@@ -316,15 +318,20 @@ def cmd_tls(args) -> int:
     web = config["web"]
     http = discovery.table_urls("0.0.0.0", web["port"])[0]
     print("next:")
-    print("  1. restart the table: sudo systemctl restart potionpi (or stop and start `potionpi run`)")
+    if not web["https_port"]:
+        print("  HTTPS is off in the config (web.https_port = 0): set a port first")
+    elif not install.may_bind(web["https_port"]):
+        print(f"  1. sudo {shlex.join(install.potionpi_command())} install  (again: the service may then "
+              f"use port {web['https_port']}; it restarts the table)")
+    else:
+        print(f"  1. restart the table: sudo systemctl restart {install.UNIT_NAME} (or stop and start "
+              "`potionpi run`)")
     if new_ca:
         print(f"  2. on the tablet open {http}secure and install the table's certificate there "
               "(docs/https.md); check that it shows the fingerprint above")
     else:
-        print("  2. a tablet that installed this CA before needs nothing new")
-    if not web["https_port"]:
-        print("  note: HTTPS is off in the config (web.https_port = 0)")
-    else:
+        print("  2. a tablet that installed this table CA before needs nothing new")
+    if web["https_port"]:
         from web_ui.tls import https_url
         print(f"  3. then the tablet opens {https_url(discovery.mdns_name(), web['https_port'])}")
     return EXIT_OK

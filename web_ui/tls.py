@@ -170,7 +170,9 @@ def listen_https(server: "Server", host: str, port: int, context: ssl.SSLContext
     except OSError:
         # the port is taken or not ours (below 1024): what it made so far leaves the loop
         for fd in set(plain._map) - before:
-            plain._map[fd].close()
+            stray = plain._map.get(fd)        # closing one may take another (a trigger's pair)
+            if stray is not None:
+                stray.close()
         raise
     # one count of open connections across both ports: the per-address caps and the
     # reserve for the PIN'd tablet cover the tablet however it came
