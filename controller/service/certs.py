@@ -161,8 +161,8 @@ def make(data_dir: Path, extra: tuple[str, ...] = (), new_ca: bool = False) -> t
     if made_ca:
         ca_key = ec.generate_private_key(ec.SECP256R1())
         # the CA can vouch for the table's own kind of names only (see the module docstring)
-        dns = ("local", "localhost")
-        dns += tuple(n for n in names if not _permitted(n, dns))
+        kinds: tuple[str, ...] = ("local", "localhost")
+        dns = kinds + tuple(n for n in names if not _permitted(n, kinds))
         subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "potionpi"),
                              x509.NameAttribute(NameOID.COMMON_NAME, f"potionpi table CA ({host})")])
         ca_cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
@@ -183,10 +183,12 @@ def make(data_dir: Path, extra: tuple[str, ...] = (), new_ca: bool = False) -> t
                                                   serialization.NoEncryption()), data_dir)
         _write(tls / CA_CERT, ca_cert.public_bytes(serialization.Encoding.PEM), data_dir, private=False)
     else:
-        ca_key = serialization.load_pem_private_key((tls / CA_KEY).read_bytes(), password=None)
+        loaded = serialization.load_pem_private_key((tls / CA_KEY).read_bytes(), password=None)
+        if not isinstance(loaded, ec.EllipticCurvePrivateKey):
+            raise ValueError(f"{tls / CA_KEY} is not the table CA's key; make a new one with "
+                             "`potionpi tls --new-ca`")
+        ca_key = loaded
         ca_cert = x509.load_pem_x509_certificate((tls / CA_CERT).read_bytes())
-    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
-        raise ValueError(f"{tls / CA_KEY} is not the table CA's key; make a new one with `potionpi tls --new-ca`")
 
     permitted = _ca_constraints(data_dir)
     left_out = [f"{n} (the table CA was made for other names: `potionpi tls --new-ca` makes one for it)"

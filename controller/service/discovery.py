@@ -57,9 +57,9 @@ def interface_addresses() -> list[str]:
         address = socket.inet_ntoa(packed[20:24])
         if not address.startswith("127.") and address not in found:
             found.append(address)
-    address = lan_address()
-    if address and address not in found:
-        found.append(address)
+    route = lan_address()
+    if route and route not in found:
+        found.append(route)
     return found
 
 

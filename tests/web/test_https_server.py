@@ -27,17 +27,9 @@ from web_ui.tls import listen_https
 from .conftest import FAST_STREAM
 from .helpers import PIN, SECRET
 from .sse import SSEClient
+from .test_stream_limits import wait_for
 
 BIG = os.urandom(3 * 1024 * 1024)          # ~48 times the socket's 64 KiB send buffer
-
-
-def wait_for(predicate, timeout: float = 30) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.fixture(scope="module")

@@ -49,8 +49,11 @@ export function keepAwake() {
     if (!notice) return;
     notice.hidden = state !== "none" || sessionStorage.getItem(DISMISSED) === "yes";
     if (!notice.hidden) {
+      // each step of the way unbroken ("Auto-Lock" never split over two lines)
+      const steps = lockSetting().split(" → ");
+      const way = steps.flatMap((step, i) => [el("span.step", {}, i < steps.length - 1 ? `${step} →` : step), " "]);
       fill($("#awake-text"), "This tablet may dim and lock during the game: its browser does not let the page " +
-        "keep the screen on. For game night: ", el("strong", {}, lockSetting()), ".");
+        "keep the screen on. For game night: ", el("strong", {}, way.slice(0, -1)), ".");
     }
   };
 
