@@ -171,3 +171,26 @@ def test_a_seat_phone_never_holds_the_screen(page_on, live_table):
     phone = page_on(url, size=(390, 844), ready="#mi-phone")
     phone.locator("#mi-phone").tap()
     assert phone.evaluate("document.querySelector('video') === null && !('awake' in document.body.dataset)")
+
+
+@pytest.mark.parametrize("ios, holds", [("17_5", "video"), ("18_4", "lock")], ids=["ipados-17.5", "ipados-18.4"])
+def test_a_home_screen_app_on_an_older_ipad_plays_the_clip_beside_the_wake_lock(browser, live_table, ios, holds):
+    """On iOS/iPadOS before 18.4 a home-screen app is granted a wake lock that holds nothing
+    (WebKit bug 254545): there the clip plays too. On a secure page (here the Pi's own
+    127.0.0.1) with 18.4 the lock alone does."""
+    start_game(live_table)
+    context = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True,
+                                  user_agent=IPAD.replace("17_5", ios))
+    context.add_init_script("Object.defineProperty(navigator, 'standalone', { get: () => true })")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(live_table.url)
+        page.wait_for_selector("body[data-ready=yes]")
+        assert page.evaluate("isSecureContext && 'wakeLock' in navigator")
+        page.locator("#prompt").tap()
+        wait_awake(page, holds)
+        video = page.evaluate(VIDEO)
+        assert (video is not None and not video["paused"]) == (holds == "video")
+    finally:
+        context.close()

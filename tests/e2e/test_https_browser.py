@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM_FLAGS, TABLE_NAME, _no_browser, find_chromium
+from tests.e2e.conftest import CHROMIUM_FLAGS, TABLE_NAME, find_chromium
 from tests.e2e.daemon_proc import DaemonProcess, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -45,15 +45,13 @@ def secure_table(tmp_path):
 
 
 @pytest.fixture
-def trusting_browser(tmp_path, secure_table):
+def trusting_browser(tmp_path, secure_table, browser):
     """Chromium whose trust store holds the table CA, with a profile of its own (not the
-    incognito-like context Playwright makes by default: no app installs from one)."""
-    chromium = find_chromium()
-    if chromium is None:
-        _no_browser("no Chromium found at /usr/bin/chromium or on PATH")
+    incognito-like context Playwright makes by default: no app installs from one).
+    Launched by the session's Playwright (one per worker: a second one cannot start
+    beside it)."""
     if shutil.which("certutil") is None:
         no_certutil()
-    from playwright.sync_api import sync_playwright
 
     home = tmp_path / "home"
     nssdb = home / ".pki" / "nssdb"
@@ -61,12 +59,11 @@ def trusting_browser(tmp_path, secure_table):
     subprocess.run(["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"], check=True)
     subprocess.run(["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "potionpi table CA", "-t", "C,,",
                     "-i", str(secure_table.data_dir / "tls" / "ca.crt")], check=True)
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=chromium, headless=True, args=CHROMIUM_FLAGS,
-            env={**os.environ, "HOME": str(home)}, viewport={"width": 1024, "height": 768}, has_touch=True)
-        yield context
-        context.close()
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=find_chromium(), headless=True, args=CHROMIUM_FLAGS,
+        env={**os.environ, "HOME": str(home)}, viewport={"width": 1024, "height": 768}, has_touch=True)
+    yield context
+    context.close()
 
 
 def test_the_secure_table_holds_the_wake_lock_and_reloads_without_the_table(

@@ -12,8 +12,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from controller.service import certs
+from controller.service.discovery import mdns_name
 
 from .helpers import AUTH
+
+HOST = mdns_name()        # a name the table answers to (its Host allowlist, its certificate)
 
 
 def manifest(client) -> dict:
@@ -96,7 +99,7 @@ def test_the_secure_page_before_potionpi_tls_says_what_to_run(client, owner_serv
 def test_the_secure_page_installs_the_table_ca_on_an_ipad_or_android(client, owner_service):
     certs.make(owner_service["data_dir"])
     der = certs.ca_der(owner_service["data_dir"])
-    page = client.get("/secure", base_url="http://potionpi.local:8080").get_data(as_text=True)
+    page = client.get("/secure", base_url=f"http://{HOST}:8080").get_data(as_text=True)
     assert certs.fingerprint(der) in page
     assert "Certificate Trust Settings" in page and "Install a certificate" in page
     assert 'href="https://' in page and "<svg" in page            # the secure address and its QR code
@@ -107,7 +110,7 @@ def test_the_secure_page_installs_the_table_ca_on_an_ipad_or_android(client, own
     android = client.get("/secure/potionpi-table-ca.crt")
     assert android.content_type == "application/x-x509-ca-cert" and android.get_data() == der
     # over https it says this tablet is done
-    assert "trusts the table already" in client.get("/secure", base_url="https://potionpi.local").get_data(as_text=True)
+    assert "trusts the table already" in client.get("/secure", base_url=f"https://{HOST}").get_data(as_text=True)
 
 
 def test_the_service_worker_keeps_the_page_and_its_hashed_files_only(client, app, monkeypatch):
@@ -130,10 +133,10 @@ def test_the_service_worker_keeps_the_page_and_its_hashed_files_only(client, app
 
 def test_links_made_on_the_https_tablet_send_phones_to_plain_http(client, owner_service):
     client.post("/api/v1/session", json={"game": "mix-it", "players": ["Ann", "Ben"]}, headers=AUTH)
-    seats = client.get("/api/v1/seats", headers=AUTH, base_url="https://potionpi.local").get_json()["seats"]
-    assert all(s["url"].startswith("http://potionpi.local:8080/") for s in seats)
-    join = client.get("/join", base_url="https://potionpi.local").get_data(as_text=True)
-    assert "<strong>http://potionpi.local:8080/</strong>" in join
+    seats = client.get("/api/v1/seats", headers=AUTH, base_url=f"https://{HOST}").get_json()["seats"]
+    assert all(s["url"].startswith(f"http://{HOST}:8080/") for s in seats)
+    join = client.get("/join", base_url=f"https://{HOST}").get_data(as_text=True)
+    assert f"<strong>http://{HOST}:8080/</strong>" in join
     # over plain http nothing changes
-    seats = client.get("/api/v1/seats", headers=AUTH, base_url="http://potionpi.local:8080").get_json()["seats"]
-    assert all(s["url"].startswith("http://potionpi.local:8080/") for s in seats)
+    seats = client.get("/api/v1/seats", headers=AUTH, base_url=f"http://{HOST}:8080").get_json()["seats"]
+    assert all(s["url"].startswith(f"http://{HOST}:8080/") for s in seats)

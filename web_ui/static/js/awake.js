@@ -29,12 +29,21 @@ export function lockSetting(ua = navigator.userAgent, touchPoints = navigator.ma
   return "this device's screen timeout (auto-lock) → the longest";
 }
 
+/** False where a granted wake lock holds nothing: a home-screen web app on iOS or iPadOS
+ *  before 18.4 (WebKit bug 254545; an iPad that says "Mac OS X 10_15" counts as before). */
+export function lockHolds(ua = navigator.userAgent, standalone = navigator.standalone === true) {
+  if (!standalone) return true;
+  const [, major, minor] = (ua.match(/OS (\d+)_(\d+)/) || [0, "0", "0"]).map(Number);
+  return major > 18 || (major === 18 && minor >= 4);
+}
+
 export function keepAwake() {
   let wanted = false;          // a game is on the table and not over
   let started = false;         // after the first paint (nothing here is needed for it)
   let lock = null;             // the WakeLockSentinel while held
   let asking = false;          // a wake lock request is on its way
   const lockMissing = !("wakeLock" in navigator);   // not a secure page (or an old browser)
+  const lockEnough = lockHolds();                  // else the clip plays beside the lock
   let lockFailed = false;      // the last request was refused
   let video = null;
   let unlocked = false;        // play() was called from a tap: it may play without one now
@@ -77,7 +86,7 @@ export function keepAwake() {
     video.addEventListener("pause", () => {
       playing = false;
       if (pausing) { pausing = false; return; }
-      if (wanted && visible() && !lock) setTimeout(update);    // the system paused it (a call): on
+      if (wanted && visible() && (!lock || !lockEnough)) setTimeout(update);   // the system paused it: on
     });
     document.body.append(video);
   }
@@ -95,7 +104,7 @@ export function keepAwake() {
     video.play().then(() => {
       playing = true;
       videoFailed = false;
-      if (!wanted || !visible() || lock) stopVideo();  // a tap before any game: only unlocked
+      if (!wanted || !visible() || (lock && lockEnough)) stopVideo();   // a tap before any game: only unlocked
       else say("video");
     }, (err) => {
       if (err.name === "AbortError") return;         // paused (or loaded again) before it began
@@ -137,9 +146,9 @@ export function keepAwake() {
       say("off");
       return;
     }
-    if (lock) { stopVideo(); say("lock"); return; }
-    if (!lockMissing && !asking && (!lockFailed || fromTap)) askLock();
-    if (lockMissing || lockFailed || fromTap) {
+    if (lock && lockEnough) { stopVideo(); say("lock"); return; }
+    if (!lock && !lockMissing && !asking && (!lockFailed || fromTap)) askLock();
+    if (lockMissing || lockFailed || fromTap || !lockEnough) {
       // from this very tap if there is one (WebKit wants play() inside it); a lock that
       // comes stops it again
       playVideo(fromTap);
@@ -153,7 +162,7 @@ export function keepAwake() {
   // the events that count as a tap for playing sound: a touch's pointerdown does not (HTML's
   // "activation triggering" events), its pointerup and the click after it do
   for (const type of ["pointerup", "click", "keydown"]) {
-    document.addEventListener(type, () => { if (!lock) update(true); }, { passive: true, capture: true });
+    document.addEventListener(type, () => { if (!lock || !lockEnough) update(true); }, { passive: true, capture: true });
   }
   $("#awake-later")?.addEventListener("click", () => {
     sessionStorage.setItem(DISMISSED, "yes");
