@@ -12,7 +12,7 @@ The engine computes the closed obstacles as a fixpoint (``MirakelMix.closed_obst
 The tests below build the issue's kind of position by hand and move one card or one
 apprentice away from it, and check the ending against what play does afterwards: with the
 ruling switched off (``NoRuling``), a thousand more random taps never get anybody out and
-never move a card of a closed obstacle. Random play reaches it about once in 400 games.
+never move a card of a closed obstacle. Random play reaches it about once in 200 games.
 """
 import json
 import os
@@ -201,7 +201,7 @@ def test_through_the_table_a_random_game_with_no_way_out_ends_is_recorded_and_un
 
 # --- random play: every game ends -------------------------------------------------------------
 #: random games in `make test`, 2-4 players in turn; MIRAKEL_GAMES=3000 runs the issue's few
-#: thousand (about a minute on 2 idle cores: `-n 2`, the seeds split in CHUNKS)
+#: thousand (142 s of CPU, some 70 s on 2 idle cores with `-n 2`: the seeds split in CHUNKS)
 GAMES = int(os.environ.get("MIRAKEL_GAMES", "240"))
 CHUNKS = 4
 #: random taps a game may take: 3x the longest of 3,000 random games (13,326 taps, 1,205 turns)
