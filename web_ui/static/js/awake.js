@@ -115,6 +115,7 @@ export function keepAwake() {
   }
 
   function stopVideo() {
+    playing = false;
     if (video && !video.paused) { pausing = true; video.pause(); }
   }
 
