@@ -4,10 +4,11 @@ DNS rebinding: a web page a player opens (``rebind.evil.example``) can have its 
 point at the Pi and then read the table's pages and spend its PIN budget from the
 player's browser. Such a request still says ``Host: rebind.evil.example``, so every
 request whose Host is not one of the table's own names gets **421** with a sentence
-before anything else looks at it. The table's own names: the Pi's hostname and
-``<hostname>.local``, its interface addresses (re-read when an unknown address turns up,
-at most every few seconds: a DHCP lease or the hotspot may change them), ``localhost``,
-and the names in the config (``[web] names``). A request without a Host (HTTP/1.0,
+before anything else looks at it. The table's own names are those its HTTPS certificate
+is made for (``discovery.table_names``): the Pi's hostname and ``<hostname>.local``, its
+interface addresses (read again when an unknown address turns up, at most every few
+seconds: a DHCP lease or the hotspot may change them), ``localhost``; and the names in the
+config (``[web] names``). A request without a Host (HTTP/1.0,
 scripts) cannot come from a browser page and is served.
 
 The seat links, their QR codes and ``/join`` are built from these names too, never from
@@ -18,13 +19,14 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
-import socket
 import threading
 import time
 from typing import Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
+
+from controller.service import discovery
 
 log = logging.getLogger(__name__)
 
@@ -34,22 +36,6 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 MISDIRECTED = ("this is a potionpi table, and it answers only to its own names and addresses "
                "(open it as http://{name}/); a page that sends another name could be a web site "
                "trying to reach the table through your browser")
-
-
-def interface_addresses() -> set[str]:
-    """Every address of this machine's interfaces (IPv4 and IPv6, scope id left off)."""
-    import ifaddr          # pure Python (ctypes getifaddrs); small, used by zeroconf
-
-    found: set[str] = set()
-    try:
-        adapters = ifaddr.get_adapters()
-    except OSError as exc:                 # no interfaces readable: loopback still works
-        log.warning("could not read the network interfaces (%s)", exc)
-        return found
-    for adapter in adapters:
-        for ip in adapter.ips:
-            found.add(ip.ip if isinstance(ip.ip, str) else ip.ip[0])
-    return found
 
 
 def split_host(host: str) -> str:
@@ -65,13 +51,12 @@ def split_host(host: str) -> str:
 
 
 class TableNames:
-    """The names and addresses this table answers to (thread-safe)."""
+    """The names and addresses this table answers to (thread-safe): those its HTTPS
+    certificate is made for (``discovery.table_names``) and ``extra``."""
 
-    def __init__(self, extra: Iterable[str] = (), *, addresses=interface_addresses,
-                 hostname=socket.gethostname):
+    def __init__(self, extra: Iterable[str] = (), *, names=discovery.table_names):
         self.extra = {split_host(n) for n in extra if split_host(n)}
-        self._addresses_of = addresses
-        self._hostname_of = hostname
+        self._names_of = names
         self._lock = threading.Lock()
         self._names: frozenset[str] = frozenset()
         self._read_at = -REFRESH_SECONDS
@@ -79,12 +64,9 @@ class TableNames:
         self._refresh()
 
     def _refresh(self) -> None:
-        hostname = (self._hostname_of() or "").lower().rstrip(".")
-        names = set(LOOPBACK_NAMES) | self.extra | self._addresses_of()
-        if hostname:
-            short = hostname.split(".")[0]
-            names |= {hostname, short, f"{short}.local"}
-        self._names = frozenset(names)
+        names, addresses = self._names_of()
+        self._names = frozenset({*LOOPBACK_NAMES, *self.extra, *(n.lower().rstrip(".") for n in names),
+                                 *addresses})
         self._read_at = time.monotonic()
 
     @property
@@ -143,8 +125,7 @@ def table_url(path: str = "/") -> str:
         if listening is not None and listening[0] not in WILDCARDS:
             host = split_host(listening[0])
         else:
-            from controller.service.discovery import lan_address
-            routed = lan_address()           # the address the Pi reaches its network with
+            routed = discovery.lan_address()      # the address the Pi reaches its network with
             host = routed if routed is not None and names.own(routed) else (names.lan_name() or host)
     port = (listening[1] if listening is not None else None) or request.environ.get("SERVER_PORT") \
         or urlsplit(request.host_url).port or 80
