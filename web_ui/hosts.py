@@ -127,7 +127,9 @@ def table_url(path: str = "/") -> str:
         else:
             routed = discovery.lan_address()      # the address the Pi reaches its network with
             host = routed if routed is not None and names.own(routed) else (names.lan_name() or host)
-    port = (listening[1] if listening is not None else None) or request.environ.get("SERVER_PORT") \
+    # the plain-HTTP port even from the https tablet: phones do not trust the table's CA
+    port = (listening[1] if listening is not None else None) \
+        or ctx().extras.get("service", {}).get("http_port") or request.environ.get("SERVER_PORT") \
         or urlsplit(request.host_url).port or 80
     netloc = f"[{host}]" if ":" in host else host
     if str(port) not in ("80", ""):

@@ -77,6 +77,10 @@ class ClientMistake(ErrorTask):
     coding it does not know (``gzip, chunked``) is the client's mistake, said as a 400."""
 
     def execute(self):
+        if not hasattr(self.request, "path"):
+            # a first line it could not read: waitress names the path when the client goes
+            # away meanwhile, and had none (an AttributeError in its worker, a traceback)
+            self.request.path = "(an unreadable request)"
         error = self.request.error
         if error.code >= 500:
             self.request.error = BadRequest(f"{error.body} (the request cannot be read as it was sent)")
