@@ -65,7 +65,11 @@ async function draw() {
 
 function refused(message) {
   current = null;
-  root.replaceChildren(el("p.seat-revoked", {}, sentence(message)));
+  root.replaceChildren(el("p.seat-revoked", { role: "alert" },
+    el("span.seat-revoked-mark", { "aria-hidden": "true" }, "!"), sentence(message)));
+  const conn = $("#conn");
+  conn.dataset.state = "offline";
+  conn.querySelector(".conn-text").textContent = "closed";
 }
 
 // The first request claims the seat for this phone (a link preview that only fetched the
@@ -87,8 +91,5 @@ getJSON(base).then((session) => {
     },
   });
 }).catch((err) => {
-  const conn = $("#conn");
-  conn.dataset.state = "offline";
-  conn.querySelector(".conn-text").textContent = "offline";
   refused(err instanceof ApiError ? err.message : "the table did not answer; reload in a moment");
 });
