@@ -17,6 +17,8 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 #: loggers whose lines any client on the Wi-Fi can cause (a bad request, a closed socket)
 CLIENT_LOGGERS = ("waitress", "web_ui")
+#: the longest such line (before its traceback, if it has one)
+LINE_MOST = 300
 
 
 class ClientLogBudget:
@@ -25,8 +27,8 @@ class ClientLogBudget:
 
     A bucket of ``burst`` lines refills by one every ``every`` seconds (on the monotonic
     clock); what does not fit is left out and counted, and the next line that fits says how
-    many were left out. A traceback is written once per place it comes from; the same
-    failure again is one line. Everything else (the table, the devices) passes untouched.
+    many were left out. A line is cut at ``LINE_MOST`` characters. A traceback is written
+    once per place it comes from; the same failure again is one line. Everything else (the table, the devices) passes untouched.
     """
 
     def __init__(self, burst: int = 40, every: float = 20.0, clock=time.monotonic):
@@ -51,6 +53,9 @@ class ClientLogBudget:
                 return None
             self._tokens -= 1
             record = copy.copy(record)
+            text = record.getMessage()
+            if len(text) > LINE_MOST:            # a path of 8,000 letters is the client's, not ours
+                record.msg, record.args = text[:LINE_MOST] + f"… ({len(text)} characters)", None
             if self._left_out:
                 record.msg = f"{record.getMessage()} (and {self._left_out} earlier line(s) of clients' " \
                              "requests left out of this log)"

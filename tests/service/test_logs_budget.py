@@ -54,3 +54,8 @@ def test_the_log_file_keeps_the_owners_lines_through_a_flood(tmp_path):
         close_log_file(handler)
     text = (tmp_path / "potionpi.log").read_text()
     assert "the beam flickered" in text and text.count("Client disconnected") <= 40
+
+
+def test_a_clients_long_line_is_cut():
+    line = ClientLogBudget().admit(record("waitress", "Client disconnected while serving /" + "a" * 8000))
+    assert len(line.getMessage()) < 400 and line.getMessage().endswith("(8035 characters)")
