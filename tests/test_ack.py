@@ -24,24 +24,25 @@ def test_a_record_reads_back_and_a_torn_or_edited_one_is_refused(tmp_path):
     assert ack.Acked.decode(long.encode()).version == 2          # names dropped, numbers kept
 
 
-def test_the_record_follows_every_commit(tmp_path):
+def played(tmp_path, actions: int) -> tuple[Store, Table]:
+    """A Mirakel Mix game ``actions`` moves in, its record on disk."""
     store = Store(tmp_path / "t.sqlite3")
     table = Table(store)
     table.start("mirakel-mix", ["Ann", "Ben"], seed=7)
-    for _ in range(3):
+    for _ in range(actions):
         table.act(table.session()["legal_actions"][0])
     store._ack.flush()
+    return store, table
+
+
+def test_the_record_follows_every_commit(tmp_path):
+    store, _ = played(tmp_path, 3)
     assert ack.read(tmp_path / f"t.sqlite3{ACK_SUFFIX}") == ack.Acked(1, 3, "mirakel-mix", ("Ann", "Ben"))
     store.close()
 
 
 def test_a_database_copied_without_its_wal_is_told(tmp_path):
-    store = Store(tmp_path / "t.sqlite3")
-    table = Table(store)
-    table.start("mirakel-mix", ["Ann", "Ben"], seed=7)
-    for _ in range(5):
-        table.act(table.session()["legal_actions"][0])
-    store._ack.flush()
+    store, _ = played(tmp_path, 5)
     elsewhere = tmp_path / "copy"
     elsewhere.mkdir()
     # the main file alone (every action still in the WAL), beside the record
@@ -58,12 +59,7 @@ def test_a_database_copied_without_its_wal_is_told(tmp_path):
 
 
 def test_a_game_with_moves_missing_is_closed_as_damaged(tmp_path):
-    store = Store(tmp_path / "t.sqlite3")
-    table = Table(store)
-    table.start("mirakel-mix", ["Ann", "Ben"], seed=7)
-    for _ in range(4):
-        table.act(table.session()["legal_actions"][0])
-    store._ack.flush()
+    store, _ = played(tmp_path, 4)
     store._db.execute("DELETE FROM actions WHERE version > 1")      # as if the WAL held them
     store.close()
     # the record still says 4 (the store wrote it after each commit)

@@ -15,12 +15,18 @@ def history_minutes(store: Store) -> list[int | None]:
     return [g["minutes"] for g in records.past_games(store.history())]
 
 
-def test_a_game_replaced_after_the_clock_went_back_two_hours_lasted_no_negative_time(tmp_path):
+def started_at(tmp_path, wall: float) -> tuple[Store, Table]:
+    """A game started while the wall clock said ``wall``."""
     store = Store(tmp_path / "t.sqlite3")
     table = Table(store)
-    real = time.time()
-    with mock.patch("controller.store.time.time", return_value=real):
+    with mock.patch("controller.store.time.time", return_value=wall):
         table.start("mirakel-mix", ["Ann", "Ben"], seed=1)
+    return store, table
+
+
+def test_a_game_replaced_after_the_clock_went_back_two_hours_lasted_no_negative_time(tmp_path):
+    real = time.time()
+    store, table = started_at(tmp_path, real)
     with mock.patch("controller.store.time.time", return_value=real - 7200):      # set back 2 h
         table.start("mirakel-mix", ["Cem", "Dana"], seed=2)
     replaced = store.history()[1]
@@ -32,11 +38,8 @@ def test_a_game_replaced_after_the_clock_went_back_two_hours_lasted_no_negative_
 
 
 def test_a_game_that_ends_after_the_clock_ran_two_days_ahead_lasted_as_long_as_it_did(tmp_path):
-    store = Store(tmp_path / "t.sqlite3")
-    table = Table(store)
     real = time.time()
-    with mock.patch("controller.store.time.time", return_value=real):
-        table.start("mirakel-mix", ["Ann", "Ben"], seed=1)
+    store, table = started_at(tmp_path, real)
     with mock.patch("controller.store.time.time", return_value=real + 2 * 86400):
         store.close_damaged(table.session()["id"], "a test")
     game = store.history()[0]

@@ -224,17 +224,24 @@ class Device:
         return int(head.split(b" ", 2)[1]), sock
 
 
+def tablet_and_phone(port: int, tablet_at: str, phone_at: str, seat: int) -> tuple[Device, Device, str]:
+    """An unlocked tablet, and a phone holding ``seat`` (it opened the seat's link): the
+    table's own devices. Returns them and the seat's token."""
+    tablet = Device(port, tablet_at)
+    tablet.unlock()
+    phone = Device(port, phone_at)
+    _, body = tablet.call("GET", "/api/v1/seats", headers={"X-CSRF-Token": tablet.csrf})
+    token = json.loads(body)["seats"][seat]["token"]
+    assert phone.call("GET", f"/api/v1/seat/{token}")[0] == 200
+    return tablet, phone, token
+
+
 def test_strangers_streams_never_take_the_tables_own_screens(client, serve, proof_line):
     """The issue's attack: 64 live streams held from 16 addresses; then the unlocked
     tablet, a phone holding its seat and the Pi's own screen open theirs (all 503 before)."""
     start_game(client)
     server = serve()
-    tablet = Device(server.port, "127.0.0.20")
-    tablet.unlock()
-    phone = Device(server.port, "127.0.0.21")
-    status, body = tablet.call("GET", "/api/v1/seats", headers={"X-CSRF-Token": tablet.csrf})
-    token = json.loads(body)["seats"][0]["token"]
-    assert phone.call("GET", f"/api/v1/seat/{token}")[0] == 200          # Ann's phone holds her seat
+    tablet, phone, token = tablet_and_phone(server.port, "127.0.0.20", "127.0.0.21", 0)
     held, refused = [], 0
     try:
         for n in range(64):
@@ -260,12 +267,7 @@ def test_a_phone_holding_its_seat_gets_in_during_a_slowloris(client, serve, proo
     tablets were the table's own); a phone holding a seat is the table's own now."""
     start_game(client)
     server = serve()
-    tablet = Device(server.port, "127.0.0.30")
-    tablet.unlock()
-    phone = Device(server.port, "127.0.0.31")
-    _, body = tablet.call("GET", "/api/v1/seats", headers={"X-CSRF-Token": tablet.csrf})
-    token = json.loads(body)["seats"][1]["token"]
-    assert phone.call("GET", f"/api/v1/seat/{token}")[0] == 200
+    _, phone, token = tablet_and_phone(server.port, "127.0.0.30", "127.0.0.31", 1)
     attackers = []
     try:
         for n in range(110):
