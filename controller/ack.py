@@ -77,7 +77,11 @@ def read(path: Path) -> Acked | None:
 
 
 class AckWriter:
-    """Writes the newest acknowledgement to ``path`` from its own thread (see the module)."""
+    """Writes the newest acknowledgement to ``path`` from its own thread (see the module).
+    The thread and the open file go after ``IDLE`` seconds with nothing to write, and come
+    back with the next commit: an idle table (or a command that only read) holds neither."""
+
+    IDLE = 30.0
 
     def __init__(self, path: Path):
         self.path = path
@@ -87,13 +91,15 @@ class AckWriter:
         self._busy = False
         self._closed = False
         self._fd: int | None = None
-        self._thread = threading.Thread(target=self._run, name="ack", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
 
     def note(self, acked: Acked) -> None:
         """The store committed ``acked``: write it soon (a newer one replaces it)."""
         with self._cond:
             self._wanted = acked
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(target=self._run, name="ack", daemon=True)
+                self._thread.start()
             self._cond.notify()
 
     def flush(self, timeout: float = 10.0) -> bool:
@@ -105,28 +111,34 @@ class AckWriter:
         self.flush()
         with self._cond:
             self._closed = True
+            thread = self._thread
             self._cond.notify()
-        self._thread.join(timeout=10)
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if thread is not None:
+            thread.join(timeout=10)
 
     def _run(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._wanted is not None or self._closed)
-                if self._wanted is None:
+                self._cond.wait_for(lambda: self._wanted is not None or self._closed, self.IDLE)
+                if self._wanted is None:      # closed, or idle: go until the next commit (the
+                    if self._fd is not None:  # next thread starts only once this one is gone)
+                        os.close(self._fd)
+                        self._fd = None
+                    self._thread = None
                     return
                 acked, self._wanted, self._busy = self._wanted, None, True
-            try:
-                self._write(acked)
-            except OSError as exc:          # a full card: the database itself says so
-                log.warning("could not write the acknowledgement record %s: %s", self.path,
-                            exc.strerror or exc)
-            finally:
-                with self._cond:
-                    self._busy = False
-                    self._cond.notify_all()
+            self._write_noted(acked)
+
+    def _write_noted(self, acked: Acked) -> None:
+        try:
+            self._write(acked)
+        except OSError as exc:              # a full card: the database itself says so
+            log.warning("could not write the acknowledgement record %s: %s", self.path,
+                        exc.strerror or exc)
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
 
     def _write(self, acked: Acked) -> None:
         if acked == self._written:

@@ -80,3 +80,17 @@ def test_a_first_start_and_an_empty_table_have_nothing_to_lose(tmp_path):
     assert store.lost is None
     store.close()
     assert Store(tmp_path / "t.sqlite3").lost is None
+
+
+def test_an_idle_store_holds_no_thread_and_no_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(ack.AckWriter, "IDLE", 0.05)
+    store, table = played(tmp_path, 1)
+    writer = store._ack
+    thread = writer._thread
+    if thread is not None:
+        thread.join(30)                                          # nothing to write: it goes
+    assert writer._thread is None and writer._fd is None
+    table.act(table.session()["legal_actions"][0])               # the next commit brings it back
+    writer.flush()
+    assert ack.read(tmp_path / f"t.sqlite3{ACK_SUFFIX}").version == 2
+    store.close()
