@@ -105,6 +105,23 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
     return row, engine, state, version
 
 
+def build_session(engine: games.Game, state: State, *, game_id: int, game: str, version: int,
+                  players: list[str]) -> Session:
+    """The public session of ``state``: what GET /api/v1/session answers and the public
+    stream sends (docs/api.md)."""
+    outcome = engine.outcome(state)
+    can_undo = engine.can_undo(state)
+    return {"id": game_id, "game": game, "version": version, "players": players,
+            "state": engine.view(state),
+            # once the game is over the engine lists at most the undo of its last action
+            "legal_actions": engine.legal_actions(state),
+            "legal_actions_complete": engine.legal_actions_complete,
+            "prompt": engine.prompt(state),
+            "can_undo": can_undo,
+            "undo_label": engine.undo_label(state) if can_undo else None,
+            "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
+
+
 class GameChanged(VersionConflict):
     """The client acted on a game that is no longer on the table (versions restart at 0
     with every game, so the version alone cannot tell an old game's tap from a new one's)."""
@@ -354,14 +371,8 @@ class Table:
     def _build_session(self) -> Session:
         engine, state, game_id = self._engine, self._state, self._game_id
         assert engine is not None and state is not None and game_id is not None
-        outcome = engine.outcome(state)
-        players: list[str] = self._meta["players"]
-        return {"id": game_id, "game": self._meta["game"], "version": self._version,
-                "players": players, "state": engine.view(state),
-                # once the game is over the engine lists at most the undo of its last action
-                "legal_actions": engine.legal_actions(state),
-                "legal_actions_complete": engine.legal_actions_complete,
-                "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
+        return build_session(engine, state, game_id=game_id, game=self._meta["game"],
+                             version=self._version, players=self._meta["players"])
 
     def _publish(self) -> None:
         """One wake-up per change for each stream: the new session into every mailbox."""

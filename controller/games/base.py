@@ -7,6 +7,8 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game = MirakelMix()                          # data from the plug-in's data.toml
     state = game.setup(players=["Ann", "Ben"], seed=7, options={})
     game.legal_actions(state)        # every legal action (or a sample: see ``legal_actions_complete``)
+    game.prompt(state)               # what the table does next, in a sentence
+    game.can_undo(state), game.undo_label(state)   # the one undo button
     game.is_legal(state, action)     # the truth, always
     state, effects = game.apply(state, action)   # InvalidAction (malformed) or IllegalAction (rules)
     game.view(state)                 # the public table: no seat's secrets
@@ -14,13 +16,16 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game.seat_actions(state, seat)   # what that seat may do, secrets included
     game.outcome(state)              # None while playing, else an ``Outcome``
 
-A game subclasses :class:`Game` and writes one handler per action type::
+A game subclasses :class:`Game`, lists what the rules allow now in ``actions(state)`` and
+writes one handler per action type::
 
     def _do_place_disk(self, state, action) -> list[Effect] | None: ...
 
-``apply`` owns everything around the handlers: the shape check, dispatch, the one copy
-strategy (:meth:`Game.fork`), the undo policy the game declares (``undoable``,
-``undo_barrier``, ``undo_keeps``), the "game is over" refusal and :meth:`Game.settle`.
+The core owns everything around them: ``apply`` (the shape check, dispatch, the one copy
+strategy :meth:`Game.fork`, the undo policy the game declares: ``undoable``,
+``undo_barrier``, ``undo_keeps``; the "game is over" refusal and :meth:`Game.settle`) and
+``legal_actions`` (the game's ``actions`` while it runs, plus the undo whenever one would
+be taken), so no game builds an undo entry or guard of its own.
 """
 from __future__ import annotations
 
@@ -161,7 +166,8 @@ class Handler(Protocol):
 
 class Game:
     """Base class of every engine. Subclasses set the class attributes below and write
-    ``setup``, ``view``, ``outcome``, ``legal_actions`` and one ``_do_<type>`` per action."""
+    ``setup``, ``actions``, ``view``, ``outcome``, ``prompt`` and one ``_do_<type>`` per
+    action."""
 
     id: ClassVar[str] = ""
     name: ClassVar[str] = ""
@@ -201,8 +207,17 @@ class Game:
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         raise NotImplementedError
 
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
+        """What the rules allow now, while the game runs (a sample if
+        ``legal_actions_complete`` is False). Never the undo: ``legal_actions`` adds it."""
         raise NotImplementedError
+
+    def prompt(self, state: State) -> str:
+        """What the table does next, in a sentence for the top of the tablet (the session's
+        ``prompt``; the tablet cues "next" when it changes). By default the outcome's
+        message once the game is over, else nothing."""
+        over = self.outcome(state)
+        return over.message if over is not None else ""
 
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
         raise NotImplementedError
@@ -231,6 +246,20 @@ class Game:
         return [{"device": "*", "op": "reset"}]
 
     # --- the core -------------------------------------------------------------------
+    def legal_actions(self, state: State) -> list[Action]:
+        """Every legal action now (a sample unless ``legal_actions_complete``): the game's
+        ``actions`` while it runs (once it is over, only those of ``after_game_over``
+        types), then ``{"type": "undo"}`` whenever an undo would be taken."""
+        if self.outcome(state) is None:
+            out = list(self.actions(state))
+        elif self.after_game_over:
+            out = [a for a in self.actions(state) if a.get("type") in self.after_game_over]
+        else:
+            out = []
+        if self.can_undo(state):
+            out.append({"type": "undo"})
+        return out
+
     def action_types(self) -> frozenset[str]:
         """Every action type this game understands."""
         return _action_types(type(self))
@@ -295,12 +324,21 @@ class Game:
         return {k: (v if k in self.shared_keys else clone(v)) for k, v in state.items()}
 
     def can_undo(self, state: State) -> bool:
+        """True if ``{"type": "undo"}`` would be taken now: the one guard ``legal_actions``,
+        ``apply`` and the session's ``can_undo`` share (also after the game is over: the
+        action that ended it is taken back like any other)."""
         return bool(state.get("undo"))
 
-    def undo_label(self, state: State) -> str | None:
+    def undo_kind(self, state: State) -> str | None:
         """The type of the action an undo would take back, if any."""
         stack = state.get("undo") or []
         return stack[-1]["action"] if stack else None
+
+    def undo_label(self, state: State) -> str | None:
+        """What an undo would take back, in the table's words, for the undo button
+        ("Linus's basket"; the session's ``undo_label``). None: the button says only
+        "Undo". Asked only while ``can_undo``."""
+        return None
 
     def on_undo(self, undone: State, restored: State, kind: str) -> list[Effect]:
         """Called when an action of type ``kind`` is taken back: return the effects that
@@ -309,9 +347,9 @@ class Game:
         return []
 
     def _undo(self, state: State) -> tuple[State, list[Effect]]:
-        stack = state.get("undo") or []
-        if not stack:
+        if not self.can_undo(state):
             raise IllegalAction(self.nothing_to_undo)
+        stack = state["undo"]
         restored = dict(stack[-1]["state"])
         for key in self.undo_keeps:
             if key in state:

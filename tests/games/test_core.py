@@ -28,7 +28,7 @@ class Tally(Game):
         return {"players": players, "rng": new_rng_state(seed), "pot": {"beans": [0, 0]},
                 "bells": 0, "active": 0, "undo": []}
 
-    def legal_actions(self, state):
+    def actions(self, state):
         return [{"type": "add", "seat": state["active"], "beans": n} for n in (1, 2)]
 
     def view(self, state, seat=None):
@@ -112,7 +112,7 @@ def test_is_legal_agrees_with_apply(game, start):
 def test_undo_steps_back_one_action_at_a_time(game, start):
     s1, _ = game.apply(start, {"type": "add", "seat": 0, "beans": 2})
     s2, _ = game.apply(s1, {"type": "add", "seat": 1, "beans": 1})
-    assert game.undo_label(s2) == "add"
+    assert game.undo_kind(s2) == "add"
     back, _ = game.apply(s2, {"type": "undo"})
     assert back["pot"]["beans"] == [2, 0] and back["active"] == 1
     back, _ = game.apply(back, {"type": "undo"})

@@ -30,7 +30,7 @@ def whole_game(n, seed, moves, dice="digital", leak_every=0):
         if GAME.outcome(state) is not None:
             return state, i
         actions = all_actions(state)
-        assert actions, GAME.view(state)["prompt"]
+        assert actions, GAME.prompt(state)
         state = act(state, choose(rng, state, actions))
         check_invariants(state)
         if leak_every and i % leak_every == 0:

@@ -95,7 +95,7 @@ def test_the_issue_position_seed_1217_ends_the_game_and_the_apprentice_nearest_t
         "crypt. Ann's apprentice is nearest the exit (4 spaces) and wins")
     assert out.ranking == (Placing(0, 1, 4), Placing(1, 2, 13), Placing(2, 3, 14))
     v = GAME.view(s)
-    assert v["phase"] == "finished" and v["prompt"] == out.message      # what the tablet shows
+    assert v["phase"] == "finished" and GAME.prompt(s) == out.message      # what the tablet shows
     assert v["outcome"]["reason"] == "deadlock" and v["outcome"]["winner_names"] == ["Ann"]
     assert GAME.legal_actions(s) == [{"type": "undo"}]   # the last move may be taken back
     with pytest.raises(IllegalAction, match="the game is over"):

@@ -182,7 +182,7 @@ def test_state_is_plain_json():
 def test_deal_reminder_ten_then_five():
     state = new_game(4, deck="digital")
     assert GAME.view(state)["round"]["deal"] == 10
-    assert "Deal 10" in GAME.view(state)["prompt"]
+    assert "Deal 10" in GAME.prompt(state)
     state = to_laying(state, [0, 1])
     state = act(lay_all(state, LADDER[:4]), type="reveal_entries")
     assert GAME.view(state)["next_deal"] == 5
@@ -194,7 +194,7 @@ def test_deal_reminder_ten_then_five():
 
 def test_the_recipe_card_is_revealed_after_the_deal_and_decides_the_moves():
     state = new_game(5)
-    assert "When everyone has looked at their cards, reveal the recipe card" in GAME.view(state)["prompt"]
+    assert "When everyone has looked at their cards, reveal the recipe card" in GAME.prompt(state)
     with pytest.raises(IllegalAction, match="only while the trading"):
         GAME.apply(state, {"type": "drop_out", "seat": 0})        # no trading before the card
     state["stones"] = [10] * 5
@@ -574,7 +574,7 @@ def test_game_ends_at_once_on_the_bolt_physical_with_shared_win():
     assert out.message == "The Magic Bolt is out: Arne and Babs share the win on field 7"
     assert out.ranking == (Placing(0, 1, 7), Placing(1, 1, 7), Placing(2, 3, 3), Placing(3, 4, 0))
     assert out.details == {"scores": [7, 7, 3, 0], "rounds_scored": 0}
-    assert GAME.view(state)["prompt"] == "The Magic Bolt is out: Arne and Babs win!"
+    assert GAME.prompt(state) == "The Magic Bolt is out: Arne and Babs win!"
 
 
 def test_outcome_in_the_view_keeps_the_tablets_keys():
@@ -740,7 +740,7 @@ def test_undo_after_a_win_on_the_target_field_lets_the_table_correct_a_lay_down(
     of the lay-downs (the whole scoring of the round), keeps every entry, and the game
     goes on from there."""
     state = example_round(stones=[TARGET - 5, TARGET - 3, 0, 0, 0])
-    assert {"type": "undo"} in GAME.legal_actions(state) and GAME.view(state)["can_undo"]
+    assert {"type": "undo"} in GAME.legal_actions(state) and GAME.can_undo(state)
     with pytest.raises(IllegalAction, match="game is over"):
         GAME.apply(state, {"type": "false_trader", "seat": BABS})
     back = act(state, type="undo")
@@ -770,7 +770,7 @@ def test_the_magic_bolt_cannot_be_undone():
     state = example_round()
     state = act(state, type="false_trader", seat=ARNE)
     state = act(state, type="reveal", card="magic_bolt")
-    assert GAME.outcome(state) is not None and not GAME.view(state)["can_undo"]
+    assert GAME.outcome(state) is not None and not GAME.can_undo(state)
     assert GAME.legal_actions(state) == []
     with pytest.raises(IllegalAction, match="nothing to undo since the recipe card was revealed"):
         GAME.apply(state, {"type": "undo"})

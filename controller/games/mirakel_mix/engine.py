@@ -579,7 +579,7 @@ class MirakelMix(MovementRules, Game):
         return [{"device": "cauldron", "op": "unfill", "drops": list(restored["bowls"][bowl])}]
 
     # ---------------------------------------------------------------- queries
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """Every action a player may take now, each valid as sent.
 
         The devices' reports are not choices and are left out: ``drop`` (any colour or
@@ -587,8 +587,6 @@ class MirakelMix(MovementRules, Game):
         cannot be becoming a warning. The manual drop buttons of ``fill_bowls`` and
         ``dispense`` are listed: one ``drop`` per colour the cauldron still holds."""
         s = state
-        if s["stage"] == "over":   # only the action that ended it may be taken back
-            return [{"type": "undo"}] if s["undo"] else []
         out: list[Action] = []
         phase = s["phase"]
         if phase in ("fill_bowls", "dispense"):
@@ -608,8 +606,6 @@ class MirakelMix(MovementRules, Game):
                     for o in self.move_options(s)]
             out += self.swap_options(s)
             out.append({"type": "move", "to": None})
-        if s["undo"]:
-            out.append({"type": "undo"})
         for w in s["warnings"]:
             out += self.warning_fixes(s, w)
         return out
@@ -703,7 +699,6 @@ class MirakelMix(MovementRules, Game):
         v: dict[str, Any] = {
             "game": self.id,
             "phase": s["phase"],
-            "prompt": self.prompt(s),
             "active": s["active"],
             "players": [{"seat": i, "name": name, "disks_left": s["disks"][i],
                          "apprentice": s["apprentices"][i], "cards": dict(s["cards"][i])}
@@ -727,7 +722,6 @@ class MirakelMix(MovementRules, Game):
             "cave": dict(cave.public(), apprentices={str(i): p for i, p in enumerate(s["apprentices"])}),
             "movement": self._movement_view(s),
             "warnings": [dict(w, fixes=self.warning_fixes(s, w)) for w in s["warnings"]],
-            "can_undo": bool(s["undo"]),
             "winner": s["winner"],
             "outcome": None if out is None else out.to_json(s["players"]),
         }

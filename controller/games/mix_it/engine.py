@@ -315,20 +315,15 @@ class MixIt(Game):
             "extra_cookie": 1,
         }
 
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """The table's actions: public (no hand, no goal in them)."""
-        out: list[Action] = []
-        if self.outcome(state) is None:
-            if state["claims"]:
-                out.append({"type": "confirm"})
-            else:
-                turn = state["turn"]
-                out += self._moves(state, turn)
-                if state["options"]["variant"] == "express":   # the deck is face up
-                    out += [{"type": "place", "seat": turn, "monster": m, "card": state["deck"][-1]}
-                            for m in range(self.monster_count)]
-        if self.can_undo(state):
-            out.append({"type": "undo"})
+        if state["claims"]:
+            return [{"type": "confirm"}]
+        turn = state["turn"]
+        out = self._moves(state, turn)
+        if state["options"]["variant"] == "express":   # the deck is face up
+            out += [{"type": "place", "seat": turn, "monster": m, "card": state["deck"][-1]}
+                    for m in range(self.monster_count)]
         return out
 
     def _moves(self, state: State, seat: int) -> list[Action]:
@@ -373,7 +368,6 @@ class MixIt(Game):
         claiming = {c["seat"] for c in state["claims"]}
         view = {
             "game": self.id, "variant": state["options"]["variant"],
-            "prompt": self._prompt(state, outcome),
             "parts": list(self.parts),
             "species": [{k: s[k] for k in ("id", "name", "letter", "shape", "hex")} for s in self.species.values()],
             "monsters": [{"number": m + 1,
@@ -397,13 +391,12 @@ class MixIt(Game):
             "cookies_to_win": 1 if express else self.to_win,
             "refills": state["refills"],
             "last": state["last"],
-            "can_undo": self.can_undo(state),
             "outcome": None if outcome is None else outcome.to_json(names),
         }
         return view
 
-    def _prompt(self, state: State, outcome: Outcome | None) -> str:
-        names = state["players"]
+    def prompt(self, state: State) -> str:
+        names, outcome = state["players"], self.outcome(state)
         if outcome is not None:
             return outcome.message
         if state["claims"]:

@@ -139,7 +139,7 @@ class Zaubercocktail(Game):
         return [c for c in [*self.recipes, self.bolt["id"]] if c not in gone]
 
     # --- what may be done now ----------------------------------------------------
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """Every action the table can take now, except that lay-downs are sampled.
 
         Lay-downs are too many to list (about 10,000 per player), so for each player who
@@ -168,8 +168,6 @@ class Zaubercocktail(Game):
                 actions += [{"type": "draw", "seat": s, "kind": k} for k in [*self.kinds, self.joker["id"]]]
         if phase != "over":
             actions += [{"type": "false_trader", "seat": s} for s in seats]
-        if self.can_undo(state):
-            actions.append({"type": "undo"})
         return actions
 
     def _sample_lay_downs(self, state: State, seat: int) -> list[Action]:
@@ -490,7 +488,6 @@ class Zaubercocktail(Game):
         view: dict[str, Any] = {
             "game": self.id,
             "phase": phase,
-            "prompt": self._prompt(state, outcome),
             "path": {"start": path["start"], "target": path["target"]},
             "players": [{
                 "seat": s, "name": name, "field": state["stones"][s],
@@ -533,7 +530,6 @@ class Zaubercocktail(Game):
             "history": [self._round_summary(r)
                         for r in (state["history"] if outcome is not None else state["history"][-1:])],
             "rounds_before": len(state["history"]),
-            "can_undo": self.can_undo(state),
             "outcome": outcome.to_json(players) if outcome is not None else None,
         }
         if seat is not None:
@@ -583,7 +579,7 @@ class Zaubercocktail(Game):
                 "false_traders": rnd["false_traders"], "draws": rnd["draw_log"],
                 "results": rnd["results"]}
 
-    def _prompt(self, state: State, outcome: Outcome | None) -> str:
+    def prompt(self, state: State) -> str:
         rnd, phase, players = state["round"], state["phase"], state["players"]
         if phase == "reveal":
             return (f"Deal {rnd['deal']} cards to each player. When everyone has looked at "
@@ -605,6 +601,7 @@ class Zaubercocktail(Game):
         if phase == "scored":
             return (f"Stones moved. Put the laid cards under the supply pile, deal "
                     f"{self.data['deal']['later_rounds']} cards to each player, then reveal the next recipe card.")
+        outcome = self.outcome(state)
         assert outcome is not None
         why = "The Magic Bolt is out" if outcome.reason == "magic_bolt" else "A stone reached the target field"
         names = [players[s] for s in outcome.winners]

@@ -193,7 +193,7 @@ class Zauberwald(Game):
         checking = ("check", "penalty")
         return before["phase"] in checking and after["phase"] not in checking
 
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """Every legal action except baskets and printed recipe cards, of which a handful
         is offered (``legal_actions_complete`` is False: ``is_legal`` decides)."""
         phase = state["phase"]
@@ -229,8 +229,6 @@ class Zauberwald(Game):
             pending = state["round"]["pending"]
             for choice in self._penalty_choices(pending):
                 out.append({"type": "return_ingredients", "seat": pending["seat"], "ingredients": choice})
-        if phase != "over" and self.can_undo(state):
-            out.append({"type": "undo"})
         return out
 
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
@@ -251,7 +249,6 @@ class Zauberwald(Game):
                             "used_tiles": list(state["used_tiles"][s]),
                             "potions": self._potions(state, s), "current_card": current,
                             "cards": cards, "may_stop": self._stop_open(state, s)})
-        can_undo = state["phase"] != "over" and self.can_undo(state)
         out: dict[str, Any] = {
             "game": self.id, "phase": state["phase"], "master": state["master"],
             "round_number": state["round_number"], "players": players,
@@ -259,7 +256,6 @@ class Zauberwald(Game):
             "colours": [{"id": c["id"], "letter": c["letter"], "hex": c.get("hex")} for c in self.data["colours"]],
             "floor": dict(state["floor"]), "last_round": state["last_round"], "result": state["result"],
             "round": None,
-            "can_undo": can_undo, "undo_label": self._undo_words(state) if can_undo else None,
         }
         if rnd is not None:
             r = {k: rnd[k] for k in ("tile", "direction", "ants", "count", "ended_by", "stoppers", "to_check",
@@ -304,7 +300,31 @@ class Zauberwald(Game):
         return Outcome(winners=winners, reason=result["ended_by"], message=message, ranking=tuple(ranking),
                        details={"ended_by": result["ended_by"], "scores": result["scores"]})
 
-    def _undo_words(self, state: State) -> str | None:
+    def prompt(self, state: State) -> str:
+        """What the table does next (the tablet's top line)."""
+        phase, names, rnd = state["phase"], state["players"], state["round"]
+        master = names[state["master"]]
+        if phase == "cards":
+            seat, slot = next((seat, slot) for seat, cards in enumerate(state["cards"])
+                              for slot, card in enumerate(cards) if card is None)
+            return f"Enter {names[seat]}'s {ORDINAL[slot]} recipe card"
+        if phase == "choose":
+            return f"{master}, master magician: pick a magic tile"
+        if phase == "turn":
+            return f"{master}, master magician: which way does the floor turn?"
+        if phase == "turning":
+            way = "clockwise" if rnd["direction"] == CLOCKWISE else "counter-clockwise"
+            return f"The forest floor turns {_plural(rnd['ants'], 'ant')} {way}; then everyone searches"
+        if phase == "search":
+            return f"Search! {master} collects {_plural(rnd['tile'], 'ingredient')}"
+        if phase == "check":
+            return f"Check {names[rnd['to_check'][0]]}'s basket"
+        if phase == "penalty":
+            return f"{names[rnd['pending']['seat']]}: choose what goes back to the forest"
+        winners = state["result"]["winners"]
+        return f"Game over: {_and([names[s] for s in winners])} {'win' if len(winners) > 1 else 'wins'}!"
+
+    def undo_label(self, state: State) -> str | None:
         """What an undo would take back, in the table's words ("Linus's basket")."""
         stack = state.get("undo") or []
         if not stack:
