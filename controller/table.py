@@ -22,6 +22,7 @@ from typing import Any, Callable, cast
 from . import games
 from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
+from .games.fields import whole
 from .store import DamagedRow, Store, StoreWriteError
 
 log = logging.getLogger(__name__)
@@ -202,7 +203,7 @@ class Table:
         options = dict(options or {})
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        if not whole(seed):
             raise BadSetup("seed must be a whole number")
         state = engine.setup(list(players), seed, options)   # BadSetup: refused, nothing changed
         with self._lock:
@@ -362,7 +363,7 @@ class Table:
     def _seat_session(self, seat: int) -> SeatSession:
         engine, state, public = self._engine, self._state, self._session
         assert engine is not None and state is not None and public is not None
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
+        if not whole(seat) or not 0 <= seat < len(state["players"]):
             raise ValueError(f"seat must be 0 to {len(state['players']) - 1}")
         private = dict(engine.private_view(state, seat))
         private["legal_actions"] = engine.seat_actions(state, seat)

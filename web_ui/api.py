@@ -7,7 +7,8 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller import games
 from controller.contracts import Session
-from controller.games import Refusal
+from controller.games import InvalidAction, Refusal, Whole
+from controller.games.fields import read
 from controller.table import NoGame, VersionConflict
 
 from . import JSONRefused, auth, ctx
@@ -36,14 +37,9 @@ def json_object() -> dict[str, Any]:
 
 def whole_number(data: dict[str, Any], key: str, *, low: int | None = None,
                  high: int | None = None) -> int | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f'"{key}" must be a whole number')
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ApiError(400, f'"{key}" must be from {low} to {high}')
-    return value
+    """``data[key]``, a whole number within the bounds, or None if left out (400 if not)."""
+    number: int | None = read(data, {key: Whole(low, high, default=None)}, {}, InvalidAction)[key]
+    return number
 
 
 # --- health and games ------------------------------------------------------------------

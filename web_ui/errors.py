@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from controller.games import InvalidAction, Refusal
 from controller.store import StoreWriteError
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
         return _json(exc.status, exc.message, exc.extra, exc.headers)
+
+    @app.errorhandler(Refusal)
+    def refusal(exc: Refusal):
+        # not an action of this game at all: 400; a real one the rules refuse now: 422
+        return _json(400 if isinstance(exc, InvalidAction) else 422, str(exc))
 
     @app.errorhandler(StoreWriteError)
     def store_write_error(exc: StoreWriteError):

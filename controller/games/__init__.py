@@ -16,8 +16,8 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
-from .base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, Placing,
-                   Refusal, load_data)
+from .base import (SEAT, BadSetup, Choice, Counts, Field, Fields, Flag, Game, IllegalAction, InvalidAction,
+                   ListOf, Outcome, Placing, Refusal, Seat, Text, Whole, load_data)
 
 
 @dataclass(frozen=True)
@@ -122,5 +122,6 @@ def load(game_id: str) -> Game:
     return plugin(game_id).engine_class()()
 
 
-__all__ = ["BadSetup", "Game", "IllegalAction", "InvalidAction", "ORDER", "Outcome",
+__all__ = ["SEAT", "BadSetup", "Choice", "Counts", "Field", "Fields", "Flag", "Game", "IllegalAction",
+           "InvalidAction", "ListOf", "ORDER", "Outcome", "Seat", "Text", "Whole",
            "Placing", "Plugin", "Refusal", "Toggle", "available", "load", "plugin", "plugins"]

@@ -21,6 +21,10 @@ writes one handler per action type::
 
     def _do_place_disk(self, state, action) -> list[Effect] | None: ...
 
+What each action's fields and the set-up options may hold is declared (``fields()``,
+``options``: ``controller/games/fields.py``) and read by the core, so a handler never
+checks a field's type.
+
 The core owns everything around them: ``apply`` (the shape check, dispatch, the one copy
 strategy :meth:`Game.fork`, the undo policy the game declares: ``undoable``,
 ``undo_barrier``, ``undo_keeps``; the "game is over" refusal and :meth:`Game.settle`) and
@@ -33,9 +37,12 @@ import random
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
+from functools import cached_property
 from typing import Any, ClassVar, Iterable, Mapping, Protocol
 
 from ..contracts import Action, Effect, State
+from . import fields as F
+from .fields import Choice, Counts, Field, Fields, Flag, ListOf, Seat, Text, Whole
 
 
 class Refusal(Exception):
@@ -160,6 +167,10 @@ def _action_types(cls: type[Game]) -> frozenset[str]:
     return kinds
 
 
+#: the seat an action names: the field most actions have
+SEAT = Seat()
+
+
 class Handler(Protocol):
     def __call__(self, state: State, action: Action, /) -> list[Effect] | None: ...
 
@@ -196,6 +207,9 @@ class Game:
     #: action types still accepted once the game is over (none by default)
     after_game_over: ClassVar[frozenset[str]] = frozenset()
 
+    #: the set-up options and what each may hold (``read_options``: one message for all)
+    options: ClassVar[Mapping[str, Field]] = {}
+
     def __init__(self, data: dict[str, Any] | None = None):
         self.data: dict[str, Any] = data if data is not None else self.default_data()
 
@@ -204,6 +218,12 @@ class Game:
         return load_data(cls.data_package) if cls.data_package else {}
 
     # --- what each game writes ------------------------------------------------------
+    def fields(self) -> Mapping[str, Fields]:
+        """The fields of each action type and what they may hold, e.g. ``{"place":
+        {"seat": Seat(), "monster": Whole(0, 1)}}``; read once per engine. ``apply`` checks
+        them before the handler runs and hands it the action with them filled in."""
+        return {}
+
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         raise NotImplementedError
 
@@ -267,6 +287,31 @@ class Game:
     def handles(self, kind: str) -> bool:
         return kind in self.action_types()
 
+    @cached_property
+    def _fields(self) -> Mapping[str, Fields]:
+        return self.fields()
+
+    def read_fields(self, state: State, action: Action) -> Action:
+        """``action`` with its declared fields checked and filled in (InvalidAction: the
+        first wrong one, in one sentence)."""
+        declared = self._fields.get(action["type"])
+        return F.read(action, declared, state, InvalidAction) if declared else action
+
+    def invalid(self, state: State, kind: str, key: str) -> InvalidAction:
+        """The refusal of a declared field that this moment needs and the action left out
+        (a printed recipe deck needs the ``card`` revealed)."""
+        return InvalidAction(self._fields[kind][key].sentence(key, state))
+
+    def read_options(self, options: Mapping[str, Any] | None, players: list[str]) -> dict[str, Any]:
+        """The set-up options with every one declared in ``options`` filled in (its default
+        if left out); BadSetup for one the game does not have or a value it does not take."""
+        given = dict(options or {})
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            knows = ", ".join(self.options) or "none"
+            raise BadSetup(f"{self.name} has no option {unknown[0]!r}; it knows: {knows}")
+        return F.read(given, self.options, {"players": players}, lambda said: BadSetup(f"the option {said}"))
+
     def check_action(self, action: Any) -> str:
         """The action's type, or InvalidAction if it is not an action of this game."""
         if not isinstance(action, dict):
@@ -287,6 +332,7 @@ class Game:
             # allowed after the game is over too: the action that ended it (a mistyped
             # final lay-down, a wrong last move) is undone like any other undoable action
             return self._undo(state)
+        action = self.read_fields(state, action)
         if kind not in self.after_game_over:
             over = self.outcome(state)
             if over is not None:
@@ -372,15 +418,18 @@ class Game:
         ("Ben put a disk on…"): the action's own seat if it names one. A game whose
         actions name no seat (the player whose turn it is acts) says so by overriding."""
         seat = action.get("seat")
-        return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        return seat if F.whole(seat) else None
 
     def seat_of(self, state: State, action: Action, key: str = "seat") -> int:
         """The seat an action names; InvalidAction unless it is a seat at this table."""
-        seat = action.get(key)
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state["players"]):
-            raise InvalidAction(f'"{key}" must be a seat at this table, 0 to {len(state["players"]) - 1}')
+        seat: int = F.read(action, {key: SEAT}, state, InvalidAction)[key]
         return seat
 
     def info(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name,
                 "min_players": self.min_players, "max_players": self.max_players}
+
+
+__all__ = ["BadSetup", "Choice", "Counts", "Field", "Fields", "Flag", "Game", "IllegalAction",
+           "InvalidAction", "ListOf", "Outcome", "Placing", "Refusal", "SEAT", "Seat", "Text", "Whole",
+           "clone", "load_data", "new_rng_state", "rng_from", "rng_store"]

@@ -221,7 +221,7 @@ def test_refusals_name_the_rule(game):
     malformed(game, s, {"type": "move", "to": None, "spend": ["poison_pit"]}, "gives up no potion")
     malformed(game, s, {"type": "move", "to": ["5"]}, "no cave space")
     refused(game, s, {"type": "empty_bowl", "bowl": 0}, "start of your turn")
-    malformed(game, s, {"type": "move"}, "names where to go")
+    malformed(game, s, {"type": "move"}, '"to" must be one of')
     t = start(game)
     refused(game, t, go("1"), "nobody is moving")
 
@@ -289,7 +289,7 @@ def test_place_swap_refusals(game):
     refused(game, s, {"type": "place_swap", "space": "9"}, "adjacent space")
     refused(game, s, {"type": "place_swap", "space": "8"}, "nobody stands on 8")
     s = moving(game, ["7", "8", "S2"], [(0, 1)], cards={0: {"place_swap": 1}})
-    malformed(game, s, {"type": "place_swap", "space": "8", "spend": True}, '"spend" is a list of potion cards')
+    malformed(game, s, {"type": "place_swap", "space": "8", "spend": True}, '"spend" must be a list, each one of "flame_wall"')
     malformed(game, s, {"type": "place_swap", "space": 8}, "no cave space")
     refused(game, s, {"type": "place_swap", "space": "8", "spend": ["flame_wall"]}, "nothing else")
     s = moving(game, ["7", "8", "S2"], [(0, 1)])

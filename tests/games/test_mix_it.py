@@ -66,7 +66,7 @@ def test_two_to_five_players(players):
 
 
 def test_a_bad_variant_names_the_allowed_ones():
-    with pytest.raises(BadSetup, match="classic, express"):
+    with pytest.raises(BadSetup, match='"variant" must be "classic" or "express"'):
         GAME.setup(["Ann", "Ben"], 1, {"variant": "turbo"})
 
 

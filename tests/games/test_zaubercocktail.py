@@ -283,7 +283,7 @@ def test_lay_down_refusals_name_the_rule(cards, black, rule):
 @pytest.mark.parametrize("cards,black,words", [
     ({"dragon_scale": 2}, {}, "no ingredient called"),
     ({"troll_hair": 3}, {"dragon_scale": 1}, "no ingredient called"),
-    ({"troll_hair": -2}, {}, "fewer than no cards"),
+    ({"troll_hair": -2}, {}, "0 or more"),
     ({"troll_hair": "2"}, {}, "whole number"),
     ({"troll_hair": True}, {}, "whole number"),
     ({"troll_hair": 2.0}, {}, "whole number"),
@@ -307,10 +307,10 @@ def test_a_malformed_lay_down_is_invalid_not_a_rule_refusal(cards, black, words)
     ({"type": "false_trader", "seat": 5}, '"seat" must be a seat'),
     ({"type": "lay_down", "seat": 1.0, "cards": {}}, '"seat" must be a seat'),
     ({"type": "draw", "seat": 9, "kind": "gold_rose"}, '"seat" must be a seat'),
-    ({"type": "draw", "seat": 1}, '"kind" must be the ingredient drawn'),
-    ({"type": "draw", "seat": 1, "kind": "dragon_scale"}, '"kind" must be the ingredient drawn'),
-    ({"type": "reveal", "card": "recipe_99"}, '"card" must name a recipe card'),
-    ({"type": "reveal"}, '"card" must name a recipe card'),       # the printed deck needs the card
+    ({"type": "draw", "seat": 1}, '"kind" must be one of'),
+    ({"type": "draw", "seat": 1, "kind": "dragon_scale"}, '"kind" must be one of'),
+    ({"type": "reveal", "card": "recipe_99"}, '"card" must be one of "recipe_1"'),
+    ({"type": "reveal"}, '"card" must be one of "recipe_1"'),       # the printed deck needs the card
     ({"type": "shuffle"}, "no action called 'shuffle'"),
     ({"seat": 1}, 'needs a "type"'),
 ])

@@ -124,7 +124,7 @@ def test_helper_refuses_impossible_hands():
 @pytest.mark.parametrize("cards,black,words", [
     ({"dragon_scale": 2}, None, "no ingredient called"),
     ({"greenwurz": 2.5}, None, "whole number"),
-    ({"greenwurz": -1}, None, "fewer than no cards"),
+    ({"greenwurz": -1}, None, "0 or more"),
     ("greenwurz", None, "per ingredient"),
     ({"greenwurz": 2}, {"greenwurz": "one"}, "whole number"),
 ])

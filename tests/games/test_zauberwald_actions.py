@@ -42,10 +42,10 @@ MALFORMED = [
     ({"type": "basket", "seat": 0, "ingredients": {"red": -1}}, '"ingredients"'),
     ({"type": "basket", "seat": 0, "ingredients": {"red": 1.5}}, '"ingredients"'),
     ({"type": "basket", "seat": 0, "ingredients": {"red": True}}, '"ingredients"'),
-    ({"type": "basket", "seat": 0, "ingredients": {"gold": 1}}, "no gold ingredient"),
+    ({"type": "basket", "seat": 0, "ingredients": {"gold": 1}}, "no ingredient called 'gold'"),
     ({"type": "basket", "seat": 0, "ingredients": {"colour": "red"}}, '"ingredients"'),
-    ({"type": "return_ingredients", "seat": 0, "ingredients": {"Red": 1}}, "no Red ingredient"),
-    ({"type": "enter_card", "seat": 0, "slot": 0, "ingredients": {"red": 6, "mud": 1}}, "no mud ingredient"),
+    ({"type": "return_ingredients", "seat": 0, "ingredients": {"Red": 1}}, "no ingredient called 'Red'"),
+    ({"type": "enter_card", "seat": 0, "slot": 0, "ingredients": {"red": 6, "mud": 1}}, "no ingredient called 'mud'"),
     # not an action of this game at all
     ({"type": "rotate", "ants": 3}, "no action called 'rotate'"),
     ({"type": ""}, '"type"'),

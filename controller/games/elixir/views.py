@@ -10,7 +10,7 @@ import itertools
 from typing import Any
 
 from ...contracts import Action, State
-from . import counts as C
+from .. import counts as C
 from .rules import ElixirRules
 
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...contracts import Action, Effect, State
-from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, Placing,
-                    new_rng_state, rng_from, rng_store)
+from ..base import (BadSetup, Choice, Fields, Flag, Game, IllegalAction, InvalidAction, ListOf, Outcome, Placing,
+                    Whole, new_rng_state, rng_from, rng_store)
 from . import coach
 from .cave import Cave, MovementRules
 
@@ -51,6 +51,9 @@ class MirakelMix(MovementRules, Game):
     #: warnings shown at once (the newest; a repeated one counts, see ``_warn``)
     MAX_WARNINGS: ClassVar[int] = 8
     nothing_to_undo: ClassVar[str] = "nothing to undo since the last drop fell"
+    options = {"fill": Choice(("sensor", "random"), "who fills the bowls at the start: the drop sensor, "
+                                                    "or the engine at random", default="sensor"),
+               "coach": Flag("true: the coach shows the chance of each colour and suggests a move", default=False)}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
@@ -74,6 +77,32 @@ class MirakelMix(MovementRules, Game):
         if self.bowl_size * self.n_bowls >= self.total_drops:
             raise ValueError("the bowls must hold fewer drops than there are")
 
+    def fields(self) -> dict[str, Fields]:
+        """The drop colour is ``"colour"``; ``"color"`` is read too (see ``colour_of``)."""
+        drop = Choice((*self.colours, None), "the colour of the drop (null: not seen)", default=None,
+                      noun="drop colour")
+        named = Choice(self.colours, "the colour of the drop that fell", default=None, noun="drop colour")
+        bowl = Whole(0, self.n_bowls - 1, "which magic bowl")
+        warning = Whole(hint="the number of a warning")
+        spaces = Choice(lambda s: tuple(self.cave_of(s).adjacent), "a space of the cave", noun="cave space")
+        cards = ListOf(Choice(tuple(self.flask_names), noun="potion card"), "the potion cards given up", default=[])
+        return {
+            "drop": {"colour": drop, "color": drop},
+            "name_drop": {"colour": named, "color": named},
+            "dismiss_warning": {"id": warning},
+            "fix_drop": {"id": warning, "bowl": Whole(0, self.n_bowls - 1, "which magic bowl", default=None),
+                         "colour": drop, "color": drop},
+            "place_apprentice": {"space": spaces},
+            "empty_bowl": {"bowl": bowl},
+            "place_disk": {"flask": Choice(self.flasks, noun="mixing flask"),
+                           "space": Whole(0, max(len(s) for s in self.flask_spaces.values()) - 1,
+                                          "the space on that mixing flask")},
+            "move": {"to": Choice(lambda s: (*self.cave_of(s).adjacent, None),
+                                  "where the apprentice goes; null to stay where it is", noun="cave space"),
+                     "spend": cards, "double_speed": Flag("true: with the double-speed potion", default=False)},
+            "place_swap": {"space": spaces, "spend": ListOf(cards.item, "the potion cards given up", default=None)},
+        }
+
     # ------------------------------------------------------------------ set-up
     def cave_for(self, n_players: int) -> Cave:
         for cave in self.caves.values():
@@ -83,16 +112,8 @@ class MirakelMix(MovementRules, Game):
 
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        fill = options.get("fill", "sensor")
-        if fill not in ("sensor", "random"):
-            raise BadSetup('option "fill" is "sensor" (the drop sensor fills the bowls) or "random"')
-        coach_on = options.get("coach", False)
-        if not isinstance(coach_on, bool):
-            raise BadSetup('option "coach" is true or false')
-        unknown = set(options) - {"fill", "coach"}
-        if unknown:
-            raise BadSetup(f"unknown option(s) for Mirakel Mix: {', '.join(sorted(unknown))}")
+        options = self.read_options(options, players)
+        fill = options["fill"]
         cave = self.cave_for(len(players))
         if len(cave.start) < len(players):
             raise BadSetup(f"the cave {cave.id} has too few start spaces for {len(players)} players")
@@ -101,7 +122,7 @@ class MirakelMix(MovementRules, Game):
             "game": self.id,
             "players": [p.strip() for p in players],
             "cave": cave.id,
-            "options": {"fill": fill, "coach": coach_on},
+            "options": options,
             "rng": new_rng_state(seed),
             "stage": "fill",
             "phase": "fill_bowls",
@@ -348,33 +369,16 @@ class MirakelMix(MovementRules, Game):
                              f"who cannot get to the {name}")
         return "Nobody can cross another obstacle" + (": " + "; ".join(parts) if parts else "")
 
-    # --- the shape of an action's fields (InvalidAction: not an action of this game) ---
+    # --- the drop colour an action names (its fields are read by the core: ``fields``) ---
     def colour_of(self, a: Action) -> str | None:
         """The drop colour an action names, or None if it names none (a colourless drop).
 
         ``"color"`` is read too: logs written before the spelling was settled use it,
         and a game resumed from such a log must replay."""
-        if "colour" in a and "color" in a and a["colour"] != a["color"]:
+        colour, color = a.get("colour"), a.get("color")
+        if colour is not None and color is not None and colour != color:
             raise InvalidAction('an action names one drop colour: "colour" (or "color" in an old log)')
-        colour = a["colour"] if "colour" in a else a.get("color")
-        if colour is None:
-            return None
-        if not isinstance(colour, str) or colour not in self.letters:
-            raise InvalidAction(f"there is no drop colour {colour!r} (colours: {', '.join(self.colours)})")
-        return colour
-
-    def _bowl_field(self, a: Action) -> int:
-        bowl = a.get("bowl")
-        if not isinstance(bowl, int) or isinstance(bowl, bool) or not 0 <= bowl < self.n_bowls:
-            raise InvalidAction(f"choose bowl 0 to {self.n_bowls - 1}")
-        return bowl
-
-    @staticmethod
-    def _warning_id(a: Action) -> int:
-        wid = a.get("id")
-        if not isinstance(wid, int) or isinstance(wid, bool):
-            raise InvalidAction('"id" is the number of a warning')
-        return wid
+        return colour if colour is not None else color
 
     # --- drops ---------------------------------------------------------------
     def drop_problem(self, s: State, colour: str | None) -> tuple[str, str] | None:
@@ -441,7 +445,7 @@ class MirakelMix(MovementRules, Game):
     def _do_name_drop(self, s: State, a: Action) -> None:
         colour = self.colour_of(a)
         if colour is None:
-            raise InvalidAction(f'name_drop needs a "colour" ({", ".join(self.colours)})')
+            raise self.invalid(s, "name_drop", "colour")
         if s["phase"] != "name_drop":
             raise IllegalAction("no drop is waiting for its colour")
         if s["cauldron"][colour] <= 0:
@@ -492,15 +496,15 @@ class MirakelMix(MovementRules, Game):
         return fixes
 
     def _do_dismiss_warning(self, s: State, a: Action) -> None:
-        w = self._warning(s, self._warning_id(a))
+        w = self._warning(s, a["id"])
         s["warnings"] = [x for x in s["warnings"] if x is not w]
 
     def _do_fix_drop(self, s: State, a: Action) -> list[Effect]:
-        wid = self._warning_id(a)
+        wid = a["id"]
         colour = self.colour_of(a)
         fix: Action = {"type": "fix_drop", "id": wid}
-        if "bowl" in a:
-            fix["bowl"] = self._bowl_field(a)
+        if a["bowl"] is not None:
+            fix["bowl"] = a["bowl"]
         if colour is not None:
             fix["colour"] = colour
         w = self._warning(s, wid)
@@ -515,9 +519,7 @@ class MirakelMix(MovementRules, Game):
     # --- set-up and turn ----------------------------------------------------
     def _do_place_apprentice(self, s: State, a: Action) -> None:
         cave = self.cave_of(s)
-        space = a.get("space")
-        if not cave.is_space(space):
-            raise InvalidAction(f"there is no cave space {space!r}")
+        space = a["space"]
         if s["phase"] != "place_apprentices":
             raise IllegalAction("apprentices are placed at the start of the game only")
         if space not in cave.start:
@@ -539,13 +541,11 @@ class MirakelMix(MovementRules, Game):
         return {"device": "cauldron", "op": "fill", "drops": list(drops)}
 
     def _do_empty_bowl(self, s: State, a: Action) -> list[Effect]:
-        return [self._empty_bowl(s, self._bowl_field(a))]
+        return [self._empty_bowl(s, a["bowl"])]
 
     def _do_place_disk(self, s: State, a: Action) -> None:
-        flask, index = a.get("flask"), a.get("space")
-        if not isinstance(flask, str) or flask not in self.flask_spaces:
-            raise InvalidAction(f"there is no mixing flask {flask!r}")
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.flask_spaces[flask]):
+        flask, index = a["flask"], a["space"]
+        if index >= len(self.flask_spaces[flask]):      # flasks of fewer spaces than the largest
             raise InvalidAction(f"the {self.flask_names[flask]} flask has spaces 0 to {len(self.flask_spaces[flask]) - 1}")
         if s["phase"] != "place_disk":
             raise IllegalAction("there is no drop waiting for a disk")

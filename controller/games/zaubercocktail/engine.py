@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...contracts import Action, Effect, State
-from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, new_rng_state,
+from ..base import (SEAT, BadSetup, Choice, Fields, Game, IllegalAction, Outcome, new_rng_state,
                     rng_from, rng_store)
 from . import laydown
 
@@ -51,6 +51,9 @@ class Zaubercocktail(Game):
     shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
     # Lay-downs are far too many to list (about 10,000 per player): a sample is listed.
     legal_actions_complete = False
+    options = {"deck": Choice(("digital", "physical"), "who shuffles the recipe deck: the tablet, or the "
+                                                       "players with the printed deck (the host taps each card "
+                                                       "revealed)", default="digital")}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
@@ -61,6 +64,16 @@ class Zaubercocktail(Game):
         self.bolt: dict[str, Any] = self.data["recipe_deck"]["bolt"]
         self.recipes: dict[str, dict[str, Any]] = {r["id"]: r for r in self.data["recipes"]}
         self._check_data()
+
+    def fields(self) -> dict[str, Fields]:
+        joker = self.joker["id"]
+        return {
+            "reveal": {"card": Choice((*self.recipes, self.bolt["id"]), "the recipe card turned over", default=None)},
+            "drop_out": {"seat": SEAT}, "false_trader": {"seat": SEAT},
+            "lay_down": {"seat": SEAT, "cards": laydown.counts_field(self.data),
+                         "black": laydown.counts_field(self.data, self.joker["name"] + "s")},
+            "draw": {"seat": SEAT, "kind": Choice((*self.kinds, joker), "the ingredient drawn")},
+        }
 
     def _check_data(self) -> None:
         """A hand-edited data file that cannot work is named here, not mid-game."""
@@ -77,14 +90,8 @@ class Zaubercocktail(Game):
     # --- set-up ---------------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        unknown = set(options) - {"deck"}
-        if unknown:
-            raise BadSetup(f"Zaubercocktail has no option {sorted(unknown)[0]!r}")
-        mode = options.setdefault("deck", "digital")
-        if mode not in ("digital", "physical"):
-            raise BadSetup('the recipe deck is either "digital" (the tablet shuffles) '
-                           'or "physical" (the host taps the card revealed)')
+        options = self.read_options(options, players)
+        mode = options["deck"]
         state: State = {
             "game": self.id,
             "players": [p.strip() for p in players],
@@ -187,14 +194,13 @@ class Zaubercocktail(Game):
     # --- the actions (``Game.apply`` forks the state and calls these) ---------------
     def _do_reveal(self, state: State, action: Action) -> list[Effect]:
         digital = state["options"]["deck"] == "digital"
-        card = action.get("card")
-        if not digital and card not in (*self.recipes, self.bolt["id"]):
-            raise InvalidAction('"card" must name a recipe card: '
-                                + ", ".join([*self.recipes, self.bolt["id"]]))
+        card = action["card"]
+        if not digital and card is None:       # the printed deck: which card was turned over
+            raise self.invalid(state, "reveal", "card")
         if state["phase"] not in ("reveal", "scored"):
             raise IllegalAction("The next recipe card is revealed only after this round has been scored")
         if digital:
-            if "card" in action:
+            if card is not None:
                 raise IllegalAction("The tablet deals the recipe cards in this game: just tap reveal")
             card = state["deck"].pop(0)
         elif card not in self._unrevealed(state):
@@ -214,7 +220,7 @@ class Zaubercocktail(Game):
         return []
 
     def _do_drop_out(self, state: State, action: Action) -> None:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         rnd = state["round"]
         if state["phase"] != "trading":
             raise IllegalAction("Players drop out only while the trading is on")
@@ -225,7 +231,7 @@ class Zaubercocktail(Game):
             state["phase"] = "laying"
 
     def _do_false_trader(self, state: State, action: Action) -> None:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         start = self.data["path"]["start"]
         before = state["stones"][seat]
         state["stones"][seat] = max(start, before - self.data["scoring"]["false_trader_back"])
@@ -237,9 +243,7 @@ class Zaubercocktail(Game):
         rnd["false_trader_taps"] += 1
 
     def _do_lay_down(self, state: State, action: Action) -> None:
-        seat = self.seat_of(state, action)
-        # the shape first (400), then the moment and the rules (422)
-        laydown.read_counts(action.get("cards"), action.get("black"), self.data)
+        seat = action["seat"]          # the shape was read first (400), then the moment and rules (422)
         rnd = state["round"]
         if state["phase"] == "trading":
             if seat not in rnd["dropouts"]:
@@ -247,7 +251,7 @@ class Zaubercocktail(Game):
                                     "dropping out or when the round ends")
         elif state["phase"] != "laying":
             raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
-        sets = laydown.check_lay_down(action.get("cards"), action.get("black"), self.data)
+        sets = laydown.check_lay_down(action["cards"], action["black"], self.data)
         self._check_deck(state, seat, sets)
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
@@ -297,11 +301,7 @@ class Zaubercocktail(Game):
         rnd["order"] = order          # ``settle`` asks for draws or scores the round
 
     def _do_draw(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        kind = action.get("kind")
-        if kind != self.joker["id"] and kind not in self.kinds:
-            raise InvalidAction('"kind" must be the ingredient drawn: '
-                                + ", ".join([*self.kinds, self.joker["id"]]))
+        seat, kind = action["seat"], action["kind"]
         rnd = state["round"]
         if state["phase"] != "tiebreak":
             raise IllegalAction("Cards are drawn only to break a tie after the lay-downs are revealed")
@@ -539,8 +539,7 @@ class Zaubercocktail(Game):
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
         """A player's own hidden lay-down (until the host reveals them all) and whether
         they may enter one now: only on that player's phone."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
-            raise InvalidAction("Choose one of the players at this table")
+        seat = self.seat_of(state, {"seat": seat})
         entry = state["round"]["entries"][seat]
         return {"entry": self._entry_view(entry) if entry is not None else None,
                 "may_enter": self._may_enter(state, seat),
