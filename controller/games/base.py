@@ -34,15 +34,14 @@ be taken), so no game builds an undo entry or guard of its own.
 from __future__ import annotations
 
 import random
-import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from functools import cached_property
 from typing import Any, ClassVar, Iterable, Mapping, Protocol
 
 from ..contracts import Action, Effect, State
 from . import fields as F
 from .fields import Choice, Counts, Field, Fields, Flag, ListOf, Seat, Text, Whole
+from .plugin import Plugin, load_data, plugin_of
 
 
 class Refusal(Exception):
@@ -117,12 +116,6 @@ class Outcome:
         return data
 
 
-def load_data(package: str, name: str = "data.toml") -> dict[str, Any]:
-    """Read a TOML file shipped inside a game's plug-in package."""
-    with resources.files(package).joinpath(name).open("rb") as fh:
-        return tomllib.load(fh)
-
-
 def rng_from(state: State) -> random.Random:
     """The game's RNG, restored from the state (so replays are identical)."""
     rng = random.Random()
@@ -175,16 +168,32 @@ class Handler(Protocol):
     def __call__(self, state: State, action: Action, /) -> list[Effect] | None: ...
 
 
+_PLUGINS: dict[type, Plugin] = {}
+
+
+class _FromPlugin:
+    """An engine's ``id``, ``name`` or ``data_package``: its plug-in's (``Game.plugin``), so a
+    game says who it is once. An engine outside a plug-in (a test's) sets them itself."""
+
+    def __init__(self, attr: str):
+        self.attr = attr
+
+    def __get__(self, obj: object, owner: type[Game]) -> str:
+        plugin = owner.plugin()
+        return str(getattr(plugin, self.attr)) if plugin is not None else ""
+
+
 class Game:
     """Base class of every engine. Subclasses set the class attributes below and write
     ``setup``, ``actions``, ``view``, ``outcome``, ``prompt`` and one ``_do_<type>`` per
-    action."""
+    action. Who the game is comes from its plug-in (``Plugin``) and its ``data.toml``."""
 
-    id: ClassVar[str] = ""
-    name: ClassVar[str] = ""
+    id = _FromPlugin("id")                  # "mix-it"
+    name = _FromPlugin("name")              # "Mix It"
+    data_package = _FromPlugin("package")   # the plug-in package holding data.toml
+    #: fewest and most players: the ``[players]`` table of the engine's data
     min_players: int = 2
     max_players: int = 4
-    data_package: ClassVar[str] = ""     # the plug-in package holding data.toml
 
     # --- the undo policy ------------------------------------------------------------
     #: action types a player may take back with {"type": "undo"}
@@ -212,6 +221,22 @@ class Game:
 
     def __init__(self, data: dict[str, Any] | None = None):
         self.data: dict[str, Any] = data if data is not None else self.default_data()
+        players = self.data.get("players")
+        if players is not None:
+            self.min_players, self.max_players = int(players["min"]), int(players["max"])
+
+    @classmethod
+    def plugin(cls) -> Plugin | None:
+        """The plug-in of the package this engine (or the engine it extends) lives in;
+        None outside one."""
+        found = _PLUGINS.get(cls)
+        if found is None:
+            for klass in cls.__mro__:
+                found = plugin_of(klass.__module__.rpartition(".")[0])
+                if found is not None:
+                    _PLUGINS[cls] = found
+                    break
+        return found
 
     @classmethod
     def default_data(cls) -> dict[str, Any]:

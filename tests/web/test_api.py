@@ -40,10 +40,8 @@ def test_games_lists_mirakel_mix_with_player_counts(client):
     assert games["mirakel-mix"]["toggles"] == [{
         "option": "coach", "value": True, "label": "Coach",
         "hint": "shows the chance of each colour and suggests a bowl and a space"}]
-    # in the start screen's order (controller.games.ORDER), every installed game
-    from controller.games import ORDER
-    assert {"mirakel-mix", "zaubercocktail", "zauberwald", "mix-it", "elixir"} <= set(games)
-    assert list(games) == [g for g in ORDER if g in games]
+    # in the start screen's order (each plug-in's ``order``), every installed game
+    assert list(games)[:5] == ["mirakel-mix", "zaubercocktail", "zauberwald", "mix-it", "elixir"]
 
 
 # --- starting a game -------------------------------------------------------------------------

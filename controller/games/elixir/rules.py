@@ -58,7 +58,6 @@ class ElixirRules(Game):
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         self.t = Tables(self.data)
-        self.min_players, self.max_players = self.t.min_players, self.t.max_players
         self.ing_names = {i.id: i.name for i in self.t.ingredients.values()}
 
     def fields(self) -> dict[str, Fields]:

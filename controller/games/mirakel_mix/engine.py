@@ -36,10 +36,6 @@ Alert = dict[str, Any]        # one warning: {id, kind, message, colour, stamp}
 class MirakelMix(MovementRules, Game):
     """Mirakel Mix on the engine core: one ``_do_<type>`` per action, data from data.toml."""
 
-    id = "mirakel-mix"
-    name = "Mirakel Mix"
-    data_package = "controller.games.mirakel_mix"
-
     # Taps a player can take back; drops and sensor reports are facts.
     undoable: ClassVar[frozenset[str]] = frozenset(
         {"place_apprentice", "empty_bowl", "name_drop", "place_disk", "move", "place_swap"})
@@ -60,8 +56,6 @@ class MirakelMix(MovementRules, Game):
         super().__init__(data)
         d = self.data
         g = d["game"]
-        self.min_players = int(d["players"]["min"])
-        self.max_players = int(d["players"]["max"])
         self.disks_per_player: int = g["disks_per_player"]
         self.n_bowls: int = g["bowls"]
         self.bowl_size: int = g["drops_per_bowl"]

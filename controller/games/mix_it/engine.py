@@ -23,9 +23,6 @@ VARIANTS = ("classic", "express")
 
 
 class MixIt(Game):
-    id = "mix-it"
-    name = "Mix It"
-    data_package = "controller.games.mix_it"
     undoable = frozenset({"place", "move", "change_goal"})
     undo_barrier = frozenset({"claim", "confirm"})        # a shout and a cookie are facts
     nothing_to_undo = "there is nothing to undo (a MONSTER!, a cookie or a new deck cannot be taken back)"
@@ -36,7 +33,6 @@ class MixIt(Game):
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
-        self.min_players, self.max_players = int(d["players"]["min"]), int(d["players"]["max"])
         self.parts: list[str] = [p["id"] for p in d["parts"]]
         self.species: dict[str, dict[str, Any]] = {s["id"]: s for s in d["species"]}
         self.cards: dict[str, dict[str, Any]] = {c["id"]: c for c in d["cards"]}

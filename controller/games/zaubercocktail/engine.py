@@ -33,10 +33,6 @@ def _and(names: list[str]) -> str:
 
 
 class Zaubercocktail(Game):
-    id = "zaubercocktail"
-    name = "Zaubercocktail"
-    data_package = "controller.games.zaubercocktail"
-
     # Every tap of a round can be taken back, one after another, until the next recipe
     # card is revealed: the rulebook's rounds are final once the next card is up.
     undoable = frozenset({"drop_out", "false_trader", "lay_down", "reveal_entries", "draw"})
@@ -57,8 +53,6 @@ class Zaubercocktail(Game):
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
-        self.min_players = int(self.data["players"]["min"])
-        self.max_players = int(self.data["players"]["max"])
         self.kinds = laydown.kinds(self.data)
         self.joker: dict[str, Any] = self.data["black_something"]
         self.bolt: dict[str, Any] = self.data["recipe_deck"]["bolt"]

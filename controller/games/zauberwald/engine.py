@@ -50,10 +50,6 @@ def _and(names: list[str]) -> str:
 
 
 class Zauberwald(Game):
-    id = "zauberwald"
-    name = "Im großen Zauberwald"
-    data_package = "controller.games.zauberwald"
-
     # The undo policy. Entries on the tablet a player may take back: a printed recipe card
     # typed in, the magic tile chosen (until the floor turns), "end your search!" with its
     # count, and the baskets and penalty choices of a check until the check is complete.
@@ -74,7 +70,6 @@ class Zauberwald(Game):
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
-        self.min_players, self.max_players = int(d["players"]["min"]), int(d["players"]["max"])
         self.colours: list[str] = [c["id"] for c in d["colours"]]
         self.supply: dict[str, int] = {c["id"]: int(c["count"]) for c in d["colours"]}
         self.ants_around: int = int(d["ants_around"])
