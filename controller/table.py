@@ -46,12 +46,13 @@ class NoGame(Exception):
 
 
 class VersionConflict(Exception):
-    """The client acted on an old version; ``session`` is the current one."""
+    """The client acted on an old version; ``session`` is the current one (as the client
+    sees it: the public session, or a seat's own)."""
 
-    def __init__(self, given: int, session: Session):
-        super().__init__(f"the table is at version {session['version']}, not {given}; "
-                         "look again and retry")
-        self.session = session
+    def __init__(self, given: int, session: Session, message: str | None = None):
+        super().__init__(message or f"the table is at version {session['version']}, not {given}; "
+                                    "look again and retry")
+        self.given, self.session = given, session
 
 
 class ReplayFailed(Exception):
@@ -128,9 +129,8 @@ class GameChanged(VersionConflict):
     with every game, so the version alone cannot tell an old game's tap from a new one's)."""
 
     def __init__(self, given: int, session: Session):
-        Exception.__init__(self, f"that was meant for game #{given}, but game #{session['id']} "
-                                 f"({session['game']}) is on the table now; look again and retry")
-        self.session = session
+        super().__init__(given, session, f"that was meant for game #{given}, but game #{session['id']} "
+                                         f"({session['game']}) is on the table now; look again and retry")
 
 
 class Table:
@@ -218,11 +218,12 @@ class Table:
 
     # --- the one writer ----------------------------------------------------------
     def act(self, action: Action, *, version: int | None = None, game_id: int | None = None,
-            source: str = "player", permit: Permit | None = None) -> Session:
+            source: str = "player", permit: Permit | None = None, seat: int | None = None) -> Session:
         """Apply one action. Raises NoGame, VersionConflict (GameChanged when ``game_id``
         is not the running game), InvalidAction (malformed) or IllegalAction (the rules,
         the game is over); then nothing changed. ``permit`` (engine, state, action), called
-        under the lock, may refuse by raising (a phone acts only as its seat may)."""
+        under the lock, may refuse by raising (a phone acts only as its seat may). ``seat``:
+        the acting phone's seat, whose own session a VersionConflict then carries."""
         with self._lock:
             if self._engine is None or self._state is None or self._game_id is None \
                     or self._session is None:
@@ -230,7 +231,7 @@ class Table:
             if game_id is not None and game_id != self._game_id:
                 raise GameChanged(game_id, self._session)
             if version is not None and version != self._version:
-                raise VersionConflict(version, self._session)
+                raise VersionConflict(version, self._session if seat is None else self._seat_session(seat))
             if permit is not None:
                 permit(self._engine, self._state, action)
             # the engine refuses what a finished game no longer takes (Game.apply)

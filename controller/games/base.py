@@ -45,9 +45,8 @@ from .plugin import Plugin, load_data, plugin_of
 
 
 class Refusal(Exception):
-    """An action (or set-up) that changed nothing. ``str(exc)`` says why, in a player's words."""
-
-    status: ClassVar[int] = 422
+    """An action (or set-up) that changed nothing. ``str(exc)`` says why, in a player's words.
+    (The web side answers 400 for an ``InvalidAction``, 422 for the others: web_ui/errors.py.)"""
 
     def __init__(self, rule: str):
         super().__init__(rule)
@@ -55,14 +54,12 @@ class Refusal(Exception):
 
 
 class IllegalAction(Refusal):
-    """A well-formed action the rules forbid now (HTTP 422)."""
+    """A well-formed action the rules forbid now."""
 
 
 class InvalidAction(Refusal):
     """An action that is not an action of this game at all: no type, unknown type,
-    a field of the wrong kind (HTTP 400)."""
-
-    status = 400
+    a field of the wrong kind."""
 
 
 class BadSetup(IllegalAction):

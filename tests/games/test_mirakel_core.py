@@ -155,7 +155,7 @@ def test_is_legal_agrees_with_legal_actions_over_random_play(seed, n_players):
 def test_an_action_that_is_not_one_of_this_game_is_invalid_not_illegal(action):
     with pytest.raises(InvalidAction) as exc:
         GAME.apply(started(), action)
-    assert exc.value.status == 400 and str(exc.value)
+    assert str(exc.value)
 
 
 @pytest.mark.parametrize("action, words", [
@@ -169,7 +169,7 @@ def test_an_action_that_is_not_one_of_this_game_is_invalid_not_illegal(action):
 def test_a_well_formed_action_the_rules_refuse_now_is_illegal(action, words):
     with pytest.raises(IllegalAction, match=words) as exc:
         GAME.apply(started(), action)
-    assert exc.value.status == 422
+    assert not isinstance(exc.value, InvalidAction)
 
 
 # --- undo ---------------------------------------------------------------------------

@@ -25,7 +25,6 @@ from flask import Blueprint, Response, jsonify, render_template
 
 from controller.contracts import SeatSession
 from controller.games.base import Refusal
-from controller.table import NoGame, VersionConflict
 from web_ui import auth, ctx, seats
 from web_ui.api import json_object, whole_number
 from web_ui.errors import ApiError
@@ -131,12 +130,7 @@ def send_lay_down() -> Response:
     holder = check_token(data.get("token"))
     action = {"type": "lay_down", "seat": holder.seat,
               "cards": data.get("cards"), "black": data.get("black")}
-    try:
-        ctx().table.act(action, source="phone")
-    except (NoGame, VersionConflict):       # no version is sent, so only NoGame can happen
-        raise ApiError(404, "no Zaubercocktail game is running at this table") from None
-    except Refusal as exc:                  # malformed counts 400, the rules 422
-        raise ApiError(exc.status, str(exc)) from None
+    ctx().table.act(action, source="phone")       # malformed counts 400, the rules 422 (errors.py)
     mine = _seat_session(holder.seat)["private"]
     # Only this seat's own entry comes back: the phone confirms what it sent.
     return jsonify({"seat": holder.seat, "name": holder.name, "entry": mine["entry"]})
