@@ -92,14 +92,13 @@ def test_apply_never_changes_the_state_it_was_given(game, start):
 def test_a_malformed_action_is_invalid_not_illegal(game, start, action, words):
     with pytest.raises(InvalidAction, match=words) as err:
         game.apply(start, action)
-    assert err.value.status == 400
     assert not isinstance(err.value, IllegalAction)
 
 
 def test_a_rule_refusal_is_illegal_and_names_the_rule(game, start):
     with pytest.raises(IllegalAction, match="not your turn") as err:
         game.apply(start, {"type": "add", "seat": 1, "beans": 1})
-    assert err.value.status == 422
+    assert not isinstance(err.value, InvalidAction)
 
 
 def test_is_legal_agrees_with_apply(game, start):
