@@ -12,6 +12,7 @@ from controller.games import load
 from controller.games.base import BadSetup, IllegalAction, InvalidAction, Outcome, Placing
 from controller.games.zaubercocktail import Zaubercocktail
 from controller.games.zaubercocktail.laydown import check_lay_down, score
+from tests.sizes import examples
 
 GAME = Zaubercocktail()
 DATA = GAME.data
@@ -804,7 +805,7 @@ def key(entry):
     return total["points"], total["cards_played"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_rounds_keep_stones_on_the_path_and_move_the_right_players(data):
     n = data.draw(st.integers(4, 7), label="players")
