@@ -61,7 +61,7 @@ test: $(STAMP_TEST)
 # (tests/sizes.py); under 2 minutes on a 2-core machine. `make test` stays whole. Two
 # workers per core: without a browser most tests wait on the disk (every action is
 # committed), a socket or a thread as often as they compute.
-# On a slow machine scale the per-test timeouts: POTIONPI_TIMEOUT_SCALE=20 make test (a Pi Zero 2 W).
+# On a slow machine scale the per-test timeouts: POTIONPI_TIMEOUT_SCALE=4 make test (a Pi Zero 2 W).
 QUICK_ARGS ?= -n $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) ))) --dist loadgroup
 test-quick: $(STAMP_TEST)
 	POTIONPI_EXAMPLES=$${POTIONPI_EXAMPLES:-0.1} $(BIN)/python -m pytest $(QUICK_ARGS) -q -m "not browser and not slow"
