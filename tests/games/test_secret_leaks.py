@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from controller.games import Game
 from controller.games.zaubercocktail.engine import Zaubercocktail
+from controller.table import build_session
 from tests.leaks import assert_seat_keeps_its_secrets
+from tests.sizes import examples
 from web_ui.stream import session_message
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -29,10 +31,7 @@ NAMES = ["Ann", "Ben", "Cem", "Dana", "Eli", "Fay", "Gus"]
 
 def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
     """The public session exactly as Table builds it for GET /api/v1/session and the stream."""
-    outcome = game.outcome(state)
-    return {"id": 1, "game": game.id, "version": 1, "players": state["players"], "state": game.view(state),
-            "legal_actions": game.legal_actions(state), "legal_actions_complete": game.legal_actions_complete,
-            "outcome": None if outcome is None else outcome.to_json(state["players"])}
+    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
 
 
 def seat_session(game: Game, state: dict[str, Any], seat: int) -> dict[str, Any]:
@@ -72,7 +71,7 @@ def secrets_of(state: dict[str, Any], seat: int) -> list[Any]:
     return [*state["hands"][seat], *([state["goals"][seat]] if state["goals"][seat] else [])]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 5))
 @pytest.mark.parametrize("variant", ["classic", "express"])      # 2 x 100 = 200 random games
 def test_mix_it_public_stream_is_the_same_whatever_is_hidden(variant, seed, n):
@@ -127,7 +126,7 @@ def zc_step(state, rng):
     return rng.choice(actions) if actions else None
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(4, 7))
 def test_zaubercocktail_hidden_lay_downs_never_reach_the_public_stream(seed, n):
     rng = random.Random(seed)

@@ -14,9 +14,8 @@ from .views import ViewRules
 
 
 class Elixir(BrewRules, UnknownRules, ViewRules):
-    id = "elixir"
-    name = "Elixir"
-    data_package = "controller.games.elixir"
+    """The whole game: the rules, brewing, the Unknowns and the views (who it is: its plug-in)."""
+
     # drinking names a brew card; a note is written on the wizard's own formula table
     secret_types = frozenset({"drink", "note"})
 
