@@ -24,7 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 DROPS = 120
-ID_RE = re.compile(rb"(?:^|\n)id: ?(\d+)\n")
+# Every event's "id:" line follows a newline; a literal "\n" first lets the regex engine
+# jump to it ("(?:^|\n)" tried every byte: ~50 us per 5 KB message, counted against the
+# later streams' arrival times).
+ID_RE = re.compile(rb"\nid: ?(\d+)\n")
 
 
 def client_process(port: int, path: str, n: int, ready, results, stop) -> None:

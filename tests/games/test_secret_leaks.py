@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from controller.games import Game
 from controller.games.zaubercocktail.engine import Zaubercocktail
+from controller.table import build_seat_session, build_session
 from tests.leaks import assert_seat_keeps_its_secrets
 from web_ui.stream import session_message
 
@@ -29,15 +30,12 @@ NAMES = ["Ann", "Ben", "Cem", "Dana", "Eli", "Fay", "Gus"]
 
 def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
     """The public session exactly as Table builds it for GET /api/v1/session and the stream."""
-    outcome = game.outcome(state)
-    return {"id": 1, "game": game.id, "version": 1, "players": state["players"], "state": game.view(state),
-            "legal_actions": game.legal_actions(state), "legal_actions_complete": game.legal_actions_complete,
-            "outcome": None if outcome is None else outcome.to_json(state["players"])}
+    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
 
 
 def seat_session(game: Game, state: dict[str, Any], seat: int) -> dict[str, Any]:
-    private = {**game.private_view(state, seat), "legal_actions": game.seat_actions(state, seat)}
-    return {**public_session(game, state), "seat": seat, "private": private}
+    public = build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"])
+    return dict(build_seat_session(game, state, public, seat))
 
 
 # --- Mix It ------------------------------------------------------------------------------------
