@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
-from .service.check import PARTS as CHECK_PARTS, SIM_FAULTS
+from .service import CHECK_PARTS, SIM_FAULTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 

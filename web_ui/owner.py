@@ -43,12 +43,15 @@ def join() -> tuple[str, int, dict[str, str]]:
             {"Cache-Control": "no-store"})
 
 
-def firmware_state() -> dict[str, Any]:
-    """This potionpi's firmware, the Pico's, and whether the Pico's is older."""
+def firmware_state(*, host_with_pico_only: bool = False) -> dict[str, Any]:
+    """This potionpi's firmware, the Pico's, and whether the Pico's is older.
+    ``host_with_pico_only``: this potionpi's version only once a Pico has answered (the
+    tablet page shows it only then; reading it loads the firmware tools)."""
     watch = _service().get("firmware")
     if watch is None:
         return {"host": None, "pico": None, "older": False}
-    return {"host": watch.host, "pico": watch.pico, "older": watch.older}
+    host = watch.host if watch.pico is not None or not host_with_pico_only else None
+    return {"host": host, "pico": watch.pico, "older": watch.older}
 
 
 @bp.get("/api/v1/firmware")

@@ -22,9 +22,13 @@ window.EventSource = class extends Real {
 """
 
 
-def start(live_table) -> dict:
-    status, session = live_table.call("POST", "/api/v1/session", {"game": "mirakel-mix",
-                                                                  "players": ["Ann", "Ben", "Cas"], "seed": 3})
+PLAYERS = {"mirakel-mix": ["Ann", "Ben", "Cas"], "zaubercocktail": ["Ann", "Ben", "Cas", "Dee"],
+           "zauberwald": ["Ann", "Ben", "Cas"], "elixir": ["Ann", "Ben", "Cas"], "mix-it": ["Ann", "Ben", "Cas"]}
+
+
+def start(live_table, game: str = "mirakel-mix") -> dict:
+    status, session = live_table.call("POST", "/api/v1/session", {"game": game, "players": PLAYERS[game],
+                                                                  "seed": 3})
     assert status == 201
     return session
 
@@ -100,8 +104,11 @@ def test_every_module_of_the_board_is_asked_for_by_the_page_itself(browser, live
     assert not late, f"asked for by a script, not the page: {late}"
 
 
-def test_a_warm_reload_asks_only_for_the_page_and_the_stream(browser, live_table):
-    start(live_table)
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_a_warm_reload_asks_only_for_the_page_and_the_stream(browser, live_table, game):
+    """Every game: its modules come from the cache, its devices' state (the forest floor)
+    and the firmware's from the page itself."""
+    start(live_table, game)
     _, network = network_log(browser, live_table.url + "/", reload=True)
     assert network == ["/", "/api/v1/stream"]
 

@@ -112,7 +112,9 @@ async function drawGame(session) {
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.state?.prompt || "";
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
-                              simulated: boot.simulated, seat: boot.seat ?? null });
+                              simulated: boot.simulated, seat: boot.seat ?? null,
+                              // the devices' state when the page was made (the floor: no first poll)
+                              devices: { floor: boot.floor ?? null } });
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
   firstDrawn();

@@ -1,10 +1,16 @@
 // A player's hidden lay-down entry: +/− per ingredient and Black Somethings given to a
-// kind, live points from the engine's preview, refusals in the rule's own words.
+// kind, live points from the engine's preview, refusals in the rule's own words, and how
+// many cards of a kind surely exist still (from the table's sample of lay-downs, asked
+// for when the entry opens: the live message does not carry it).
 import { fill } from "/static/js/ui.js";
+import { getJSON } from "/static/js/net.js";
 import { ask, compact, counter, el, kindBadge, sentence, signed } from "./common.js";
 import { closeModal, modalKind, openModal } from "./modal.js";
 
-let entry = null;     // {seat, gameId, cards, black, preview, seq} while the modal is open
+// {seat, gameId, cards, black, preview, seq, sure, entered, redraw} while the modal is open
+let entry = null;
+
+const enteredCount = (view) => view.players.filter((p) => p.entered).length;
 
 export function mayEnter(view, seat) {
   const p = view.players[seat];
@@ -14,13 +20,31 @@ export function mayEnter(view, seat) {
 /** Close the entry when the table moved on (round scored, undo of a dropout, new game). */
 export function syncEntry(session) {
   if (!entry || modalKind() !== "entry") { entry = null; return; }
-  if (session.id !== entry.gameId || !mayEnter(session.state, entry.seat)) closeModal();
+  if (session.id !== entry.gameId || !mayEnter(session.state, entry.seat)) { closeModal(); return; }
+  // another player entered: fewer cards of each kind surely remain
+  if (enteredCount(session.state) !== entry.entered) loadSample(entry, session.state);
+}
+
+/** The most cards of each kind a lay-down surely may hold now, whatever the others hid
+ * (GET .../lay-downs/<seat>: laying nothing and every single set surely left). */
+async function loadSample(mine, view) {
+  mine.entered = enteredCount(view);
+  try {
+    const answer = await getJSON(`/api/v1/zaubercocktail/lay-downs/${mine.seat}`);
+    if (entry !== mine) return;
+    const sure = {};
+    for (const a of answer.lay_downs) for (const [kind, n] of Object.entries(a.cards)) sure[kind] = Math.max(sure[kind] || 0, n);
+    mine.sure = sure;
+    mine.redraw?.();
+  } catch {
+    // only a hint: the table still checks every entry against the cards that exist
+  }
 }
 
 export function openEntry(session, seat, ctx, mark) {
   const view = session.state;
   const name = session.players[seat];
-  entry = { seat, gameId: session.id, cards: {}, black: {}, preview: null, seq: 0 };
+  entry = { seat, gameId: session.id, cards: {}, black: {}, preview: null, seq: 0, sure: null, entered: 0, redraw: null };
   const rows = el("div.zc-entry-rows");
   const foot = el("div.zc-entry-foot", { "aria-live": "polite" });
   const kinds = view.kinds;
@@ -29,6 +53,12 @@ export function openEntry(session, seat, ctx, mark) {
 
   const blackUsed = () => Object.values(entry.black).reduce((a, b) => a + b, 0);
   const anyCards = () => Object.keys(compact(entry.cards)).length + Object.keys(compact(entry.black)).length > 0;
+
+  // "· 4 surely left" once the others' entries may have used cards of this kind
+  const left = (k) => {
+    if (!entry.sure || (entry.sure[k.id] || 0) >= k.most) return "";
+    return entry.sure[k.id] ? ` · ${entry.sure[k.id]} surely left` : " · the others may hold them all";
+  };
 
   function draw() {
     const p = entry.preview;
@@ -41,7 +71,7 @@ export function openEntry(session, seat, ctx, mark) {
       const livePts = n >= view.entry_rules.min_per_kind ? k.points[Math.min(n, k.most)] : 0;
       return el(`div.zc-entry-row${n ? ".on" : ""}`, { dataset: { kind: k.id } },
         kindBadge(k.id),
-        el("span.zc-entry-name", {}, el("span.zc-entry-kind", {}, k.name, el("small", {}, ` most ${k.most}`)),
+        el("span.zc-entry-name", {}, el("span.zc-entry-kind", {}, k.name, el("small", {}, ` most ${k.most}${left(k)}`)),
           el("span.zc-entry-more", {},
             blocked ? el("small.blocked", {}, sentence(blocked)) :
             more && n > 0 ? `one more ${signed(more.adds)}` : "")),
@@ -108,6 +138,8 @@ export function openEntry(session, seat, ctx, mark) {
     el("div.zc-entry-legend", {}, el("span", {}, "Ingredient"), el("span", {}, "cards"),
       el("span", {}, jokerName + "s"), el("span", {}, "points")),
     rows, foot), { closed: () => { entry = null; } });
+  entry.redraw = draw;
   draw();
   refresh();
+  loadSample(entry, view);
 }

@@ -6,7 +6,7 @@ import { el } from "/static/js/ui.js";
 import { askPin, isUnlocked } from "/static/js/pinpad.js";
 import { chipGrid, chipRow, learnPalette, total, words } from "./chips.js";
 import {
-  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor,
+  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor, seedFloor,
   hasMotor, moving, pollSoon, startCountdown,
 } from "./floor.js";
 import { playersStrip, resultsPanel, seatToken } from "./panels.js";
@@ -22,6 +22,7 @@ const roundKey = (session) => `${session.id}:${session.state.round_number}`;
 
 export function render(root, session, ctx) {
   last = { root, session, ctx };
+  seedFloor(ctx.devices?.floor);
   draw();
   followFloor((big) => (big ? draw() : refreshFloor()),
     () => ["turn", "turning"].includes(last?.session.state.phase) || countingDown());
