@@ -1,9 +1,9 @@
 """What `potionpi export` writes and the settings page downloads: every game and its log.
 
 Written as it is read, a game and a batch of actions at a time, so its memory stays flat
-however many games the table has played (a Pi Zero 2 W has 512 MB). Each action goes
-out as the JSON text the store keeps (checked by SQLite's ``json_valid``), not decoded
-and encoded again: that was most of an export's time.
+however many games the table has played (a Pi Zero 2 W has 512 MB). Each log entry is
+written by SQLite around the action's stored JSON text (``Store.iter_action_json``), not
+decoded and encoded again: that was most of an export's time.
 """
 from __future__ import annotations
 
@@ -23,12 +23,9 @@ def iter_export(store: Store, *, withhold_running: bool = False) -> Iterator[str
     piece): every game, newest first, with its whole action log.
 
     ``withhold_running``: leave out the log of a game still being played (the tablet's
-    download: whoever knows the table PIN may take it, players included). An action
-    whose stored text is not JSON (a row changed by hand) comes as ``"action": null``
-    with the text in ``"unreadable"``, so the document stays JSON.
+    download: whoever knows the table PIN may take it, players included).
     """
     yield '{"potionpi": %s, "games": [' % json.dumps(__version__)
-    sources: dict[str, str] = {}            # "sensor" -> '"sensor"': a handful of kinds
     for n, game in enumerate(store.iter_games(newest_first=True)):
         head = json.dumps(game)[:-1]
         if withhold_running and game["status"] == "playing":
@@ -37,15 +34,7 @@ def iter_export(store: Store, *, withhold_running: bool = False) -> Iterator[str
             continue
         yield ("," if n else "") + "\n" + head + ', "actions": ['
         first = True
-        for rows in store.iter_action_texts(game["id"]):
-            lines = []
-            for r in rows:
-                source = sources.get(r["source"])
-                if source is None:
-                    source = sources.setdefault(r["source"], json.dumps(r["source"]))
-                action = r["action"] if r["ok"] else 'null, "unreadable": ' + json.dumps(r["action"])
-                lines.append(f'{{"version": {r["version"]}, "action": {action}, "source": {source}, '
-                             f'"at": {r["at"]!r}}}')
+        for lines in store.iter_action_json(game["id"]):
             yield ("\n  " if first else ",\n  ") + ",\n  ".join(lines)
             first = False
         yield "]}"

@@ -203,7 +203,7 @@ def test_zaubercocktail_host_taps_the_printed_card(live_table, open_page, output
     state = engine(live_table)["state"]
     assert state["phase"] == "trading"
     assert state["round"]["recipe"]["id"] == "recipe_7"
-    assert [c["id"] for c in state["recipe_deck"]["revealed"]] == ["recipe_7"]
+    assert state["recipe_deck"]["revealed"] == ["recipe_7"]
     assert state["recipe_deck"]["remaining"] == 9
     page.wait_for_selector('.zc-recipe[data-card="recipe_7"]')
     assert page.locator(".zc-recipe").inner_text().count("+") == len(state["round"]["recipe"]["forward"])

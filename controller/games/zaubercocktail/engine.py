@@ -525,7 +525,8 @@ class Zaubercocktail(Game):
             "next_deal": self.data["deal"]["later_rounds"] if phase == "scored" else None,
             "recipe_deck": {"mode": state["options"]["deck"],
                             "remaining": len(self._unrevealed(state)),
-                            "revealed": [self.card_view(c) for c in state["revealed"]]},
+                            # ids: the faces are GET /api/v1/zaubercocktail/cards, asked for once
+                            "revealed": list(state["revealed"])},
             "kinds": [{**kind, "single_card_value": laydown.single_card_value(kind), "points": table[kid]}
                       for kid, kind in self.kinds.items()],
             "black_something": dict(self.joker),
@@ -535,12 +536,12 @@ class Zaubercocktail(Game):
             "ring_best": self._count_rule("ring_best", state),
             "ring_bonus": self.data["dropouts"]["ring_bonus"],
             "forward_places": self.data["scoring"]["forward_places"],
-            # Earlier rounds ride along only at the end: while playing, the message carries
-            # the round before this one (the table shows its results) and the count; the
-            # rest is GET /api/v1/zaubercocktail/history, so a message does not grow with
-            # the game (issue 16).
-            "history": [self._round_summary(r)
-                        for r in (state["history"] if outcome is not None else state["history"][-1:])],
+            # The message carries what the table shows: the earlier rounds sit in a closed
+            # box that asks GET /api/v1/zaubercocktail/history when opened, so only their
+            # count rides along, and at the end the last round (the outcome shows its
+            # results when the Magic Bolt ended a round before any were scored): a message
+            # does not grow with the game (issues 16, 26).
+            "history": [self._round_summary(r) for r in (state["history"][-1:] if outcome is not None else [])],
             "rounds_before": len(state["history"]),
             "can_undo": self.can_undo(state),
             "outcome": outcome.to_json(players) if outcome is not None else None,

@@ -1,7 +1,7 @@
 // A player's hidden lay-down entry: +/− per ingredient and Black Somethings given to a
-// kind, live points from the engine's preview, refusals in the rule's own words, and how
-// many cards of a kind surely exist still (from the table's sample of lay-downs, asked
-// for when the entry opens: the live message does not carry it).
+// kind, live points from the engine's preview, refusals in the rule's own words, and a
+// word where a count goes beyond the cards of a kind that surely remain (from the table's
+// sample of lay-downs, asked for when the entry opens: the live message does not carry it).
 import { fill } from "/static/js/ui.js";
 import { getJSON } from "/static/js/net.js";
 import { ask, compact, counter, el, kindBadge, sentence, signed } from "./common.js";
@@ -54,11 +54,9 @@ export function openEntry(session, seat, ctx, mark) {
   const blackUsed = () => Object.values(entry.black).reduce((a, b) => a + b, 0);
   const anyCards = () => Object.keys(compact(entry.cards)).length + Object.keys(compact(entry.black)).length > 0;
 
-  // "· 4 surely left" once the others' entries may have used cards of this kind
-  const left = (k) => {
-    if (!entry.sure || (entry.sure[k.id] || 0) >= k.most) return "";
-    return entry.sure[k.id] ? ` · ${entry.sure[k.id]} surely left` : " · the others may hold them all";
-  };
+  // beyond what surely exists whatever the others hid: said on that row only (the table
+  // still takes it when the cards are there; its refusal would name the count)
+  const beyond = (k, nat) => Boolean(entry.sure) && nat > (entry.sure[k.id] || 0);
 
   function draw() {
     const p = entry.preview;
@@ -71,10 +69,12 @@ export function openEntry(session, seat, ctx, mark) {
       const livePts = n >= view.entry_rules.min_per_kind ? k.points[Math.min(n, k.most)] : 0;
       return el(`div.zc-entry-row${n ? ".on" : ""}`, { dataset: { kind: k.id } },
         kindBadge(k.id),
-        el("span.zc-entry-name", {}, el("span.zc-entry-kind", {}, k.name, el("small", {}, ` most ${k.most}${left(k)}`)),
+        el("span.zc-entry-name", {}, el("span.zc-entry-kind", {}, k.name, el("small", {}, ` most ${k.most}`)),
           el("span.zc-entry-more", {},
             blocked ? el("small.blocked", {}, sentence(blocked)) :
-            more && n > 0 ? `one more ${signed(more.adds)}` : "")),
+            more && n > 0 ? `one more ${signed(more.adds)}` : "",
+            beyond(k, nat) ? el("small.zc-entry-left", { title: `${entry.sure[k.id] || 0} surely left, whatever the others hid` },
+              " · the table checks the cards left") : null)),
         counter({ value: nat, label: k.name, testid: `cards-${k.id}`, extra: "natural",
           plusOff: Boolean(blocked) || nat >= k.cards,
           onChange: (d) => change("cards", k.id, d) }),
