@@ -3,12 +3,13 @@
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
 import { $, el, toast, keepAwake, noticeToast } from "./ui.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
-import { cue } from "./cues.js";
-import { setupSheet, sheetSeen } from "./sheet.js";
-import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
+// Not needed for the board's first frame (the More panel, sounds, the firmware notice):
+// asked for once that frame is painted (main), so the page fetches fewer files before it.
+let sheet, firmware, cues;
+const cue = (kind) => cues.then((m) => m.cue(kind));
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
@@ -22,7 +23,7 @@ function accept(session) {
   const before = current;
   current = session;
   draw();
-  sheetSeen(session);
+  sheet.then((m) => m.sheetSeen(session));
   cueFor(before, session);
 }
 
@@ -322,7 +323,15 @@ function afterFirstPaint(fn) {
   drawnOnce.then(() => requestAnimationFrame(() => setTimeout(fn)));
 }
 
+/** ``load()`` once the first frame is painted; its promise now. */
+function later(load) {
+  return new Promise((resolve, reject) => afterFirstPaint(() => load().then(resolve, reject)));
+}
+
 function main() {
+  sheet = later(async () => { const m = await import("./sheet.js"); m.setupSheet(boot.games); return m; });
+  firmware = later(async () => { const m = await import("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
+  cues = later(() => import("./cues.js"));
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
@@ -342,8 +351,6 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
-  setupSheet(boot.games);
-  setupFirmware(boot.firmware);
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its
   // first message is that same session: on a slow tablet it would only compete with the
@@ -351,10 +358,14 @@ function main() {
   Promise.race([drawnOnce, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
     link = follow("/api/v1/stream", {
       onSession: accept,
-      onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
+      onNotice: (notice) => {
+        noticeToast(notice); cue("warn");
+        if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+      },
       onState: setConnection,
     });
-    document.body.dataset.ready = "yes";
+    // ready: live, and the panel, sounds and firmware notice are in (a tap finds them)
+    Promise.allSettled([sheet, firmware, cues]).then(() => { document.body.dataset.ready = "yes"; });
   });
   afterFirstPaint(keepAwake);           // not needed for the first frame
 }
