@@ -11,7 +11,6 @@ from flask import Blueprint, Response, jsonify, render_template, request, sessio
 
 from controller import __version__
 from controller.service import discovery, logs
-from controller.service.bundle import iter_export
 
 from . import auth, ctx
 from .errors import ApiError
@@ -123,6 +122,8 @@ def download_log() -> Any:
 def download_export() -> Any:
     if not _owner_allowed():
         return _locked_page("Enter the table PIN to download the games.")
+    from controller.service.bundle import iter_export      # only when asked for
+
     # streamed, a game at a time: a long history never sits in memory whole
     pieces = (piece.encode() for piece in iter_export(ctx().table.store, withhold_running=True))
     stamp = time.strftime("%Y%m%d-%H%M")
