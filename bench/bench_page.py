@@ -64,6 +64,18 @@ def board_ms(cdp) -> float:
     raise SystemExit("the board was not drawn within 60 s")
 
 
+def ready(cdp) -> None:
+    """Wait until the page says it is ready: live, and every module it loads later is in."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        value = cdp.send("Runtime.evaluate", {"expression": "document.body?.dataset.ready ?? null",
+                                              "returnByValue": True})
+        if value["result"].get("value") == "yes":
+            return
+        time.sleep(0.05)
+    raise SystemExit("the page was not ready within 60 s")
+
+
 def load(page, cdp, url: str, reload: bool = False) -> tuple[int, int, int, float]:
     """(requests over the network, of them static files, bytes received, ms to the board)."""
     seen: dict[str, dict] = {}
@@ -90,6 +102,7 @@ def load(page, cdp, url: str, reload: bool = False) -> tuple[int, int, int, floa
     else:
         page.goto(url, wait_until="commit")
     took = board_ms(cdp)
+    ready(cdp)               # and what app.js asks for after the first frame (the More panel, sounds)
     time.sleep(0.5)
     cdp.remove_listener("Network.responseReceived", on_response)
     cdp.remove_listener("Network.loadingFinished", on_finished)
