@@ -220,7 +220,7 @@ def main() -> None:
     if args.root is not None:            # `python -m` puts the working folder first on the path
         os.chdir(args.root)
         os.environ["PYTHONPATH"] = str(args.root.resolve())
-    compiled(args.root.resolve() if args.root else ROOT)
+    compiled(ROOT)                        # (another checkout: as it is)
     chromium = find_chromium()
     if chromium is None:
         print("no Chromium: page weight not measured")

@@ -300,7 +300,7 @@ def main() -> None:
                         help="potionpi checkout to measure (e.g. an older one, for before/after)")
     args = parser.parse_args()
     root = args.root.resolve()
-    compiled(root, ROOT)                          # as installed on a Pi: no compiling at start
+    compiled(ROOT)                 # as installed on a Pi: no compiling at start (another checkout: as it is)
     shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
     with tempfile.TemporaryDirectory() as disk_name, tempfile.TemporaryDirectory(dir=shm) as shm_name:
         disk, tmpfs = Path(disk_name), Path(shm_name)
