@@ -67,7 +67,10 @@ function refreshFloor() {
   old.dataset.position = fresh.dataset.position;
   old.querySelector(".zw-floor-row")?.replaceWith(fresh.querySelector(".zw-floor-row"));
   const progress = document.querySelector("#zw-turn-progress");
-  if (progress) progress.textContent = progressWords(session.state.round);
+  // while the link is cut mid-turn the line says hands off, not how far it got (stageTurning)
+  const s = floor.status;
+  const cut = s?.state === "moving" && s.link && s.link.state !== "connected";
+  if (progress && !cut) progress.textContent = progressWords(session.state.round);
 }
 
 // --- undo: the last entry on the tablet ---------------------------------------------------------
