@@ -176,21 +176,21 @@ def page_bytes(url: str) -> tuple[int, int]:
     return len(zipped), len(plain)
 
 
-def measure(game: str, chromium: str, runs: int, pinned: bool) -> None:
+def measure(d, new_page, game: str, runs: int, pinned: bool) -> None:
+    """The rows of ``game``, which the daemon ``d`` now has on its table."""
     cold, warm, renders = [], [], []
-    with board_on_table(game, chromium, pinned=pinned) as (d, new_page):
-        wire, plain = page_bytes(d.url + "/")
-        context, page, cdp = new_page()           # what is asked for: the same every time
+    wire, plain = page_bytes(d.url + "/")
+    context, page, cdp = new_page()           # what is asked for: the same every time
+    cdp.send("Network.enable")
+    cold.append(load(page, cdp, d.url + "/"))
+    warm.append(load(page, cdp, d.url + "/", reload=True))
+    context.close()
+    for _ in range(runs):
+        context, page, cdp = new_page()
         cdp.send("Network.enable")
-        cold.append(load(page, cdp, d.url + "/"))
-        warm.append(load(page, cdp, d.url + "/", reload=True))
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
+        renders.append(load(page, cdp, d.url + "/")[3])
         context.close()
-        for _ in range(runs):
-            context, page, cdp = new_page()
-            cdp.send("Network.enable")
-            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
-            renders.append(load(page, cdp, d.url + "/")[3])
-            context.close()
     med = statistics.median
     where = "browser on one core" if pinned else "browser on every core"
     print(f"tablet page, {game} ({runs} throttled loads): cold load {med(c[0] for c in cold):.0f} requests "
@@ -225,8 +225,16 @@ def main() -> None:
     if chromium is None:
         print("no Chromium: page weight not measured")
         return
-    for game in args.game or sorted(PLAYERS):
-        measure(game, chromium, args.runs, pinned=not args.cores_free)
+    chosen = args.game or sorted(PLAYERS)
+    # one daemon and one browser for every game: each game is started on the same table
+    with board_on_table(chosen[0], chromium, pinned=not args.cores_free) as (d, new_page):
+        for game in chosen:
+            if game != chosen[0]:
+                status, body = d.request("POST", "/api/v1/session", {"game": game, "players": PLAYERS[game],
+                                                                     "seed": 1})
+                if status != 201:
+                    raise SystemExit(f"{game} did not start: {body}")
+            measure(d, new_page, game, args.runs, pinned=not args.cores_free)
 
 
 if __name__ == "__main__":
