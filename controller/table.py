@@ -24,6 +24,7 @@ from typing import Any, Callable, cast
 from . import games
 from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
+from .games.fields import whole
 from .store import DamagedRow, Store, StoreWriteError
 
 log = logging.getLogger(__name__)
@@ -47,12 +48,13 @@ class NoGame(Exception):
 
 
 class VersionConflict(Exception):
-    """The client acted on an old version; ``session`` is the current one."""
+    """The client acted on an old version; ``session`` is the current one (as the client
+    sees it: the public session, or a seat's own)."""
 
-    def __init__(self, given: int, session: Session):
-        super().__init__(f"the table is at version {session['version']}, not {given}; "
-                         "look again and retry")
-        self.session = session
+    def __init__(self, given: int, session: Session, message: str | None = None):
+        super().__init__(message or f"the table is at version {session['version']}, not {given}; "
+                                    "look again and retry")
+        self.given, self.session = given, session
 
 
 class ReplayFailed(Exception):
@@ -109,21 +111,25 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
 
 def build_session(engine: games.Game, state: State, *, game_id: int, game: str, version: int,
                   players: list[str]) -> Session:
-    """The public session of ``state``: what ``GET /api/v1/session`` answers and the public
-    stream sends (the secret-leak tests build theirs with it too)."""
+    """The public session of ``state``: what GET /api/v1/session answers and the public
+    stream sends (docs/api.md; the secret-leak tests build theirs with it too)."""
     outcome = engine.outcome(state)
-    return {"id": game_id, "game": game, "version": version,
-            "players": players, "state": engine.view(state),
+    can_undo = engine.can_undo(state)
+    return {"id": game_id, "game": game, "version": version, "players": players,
+            "state": engine.view(state),
             # once the game is over the engine lists at most the undo of its last action
             "legal_actions": engine.legal_actions(state),
             "legal_actions_complete": engine.legal_actions_complete,
+            "prompt": engine.prompt(state),
+            "can_undo": can_undo,
+            "undo_label": engine.undo_label(state) if can_undo else None,
             "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 
 
 def build_seat_session(engine: games.Game, state: State, public: Session, seat: int) -> SeatSession:
     """One seat's session: ``public`` plus that seat's ``private`` part (its phone's view);
     a ValueError for a seat that is not at the table."""
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
+    if not whole(seat) or not 0 <= seat < len(state["players"]):
         raise ValueError(f"seat must be 0 to {len(state['players']) - 1}")
     private = dict(engine.private_view(state, seat))
     private["legal_actions"] = engine.seat_actions(state, seat)
@@ -135,9 +141,8 @@ class GameChanged(VersionConflict):
     with every game, so the version alone cannot tell an old game's tap from a new one's)."""
 
     def __init__(self, given: int, session: Session):
-        Exception.__init__(self, f"that was meant for game #{given}, but game #{session['id']} "
-                                 f"({session['game']}) is on the table now; look again and retry")
-        self.session = session
+        super().__init__(given, session, f"that was meant for game #{given}, but game #{session['id']} "
+                                         f"({session['game']}) is on the table now; look again and retry")
 
 
 class Table:
@@ -210,7 +215,7 @@ class Table:
         options = dict(options or {})
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        if not whole(seed):
             raise BadSetup("seed must be a whole number")
         state = engine.setup(list(players), seed, options)   # BadSetup: refused, nothing changed
         with self._lock:
@@ -225,11 +230,12 @@ class Table:
 
     # --- the one writer ----------------------------------------------------------
     def act(self, action: Action, *, version: int | None = None, game_id: int | None = None,
-            source: str = "player", permit: Permit | None = None) -> Session:
+            source: str = "player", permit: Permit | None = None, seat: int | None = None) -> Session:
         """Apply one action. Raises NoGame, VersionConflict (GameChanged when ``game_id``
         is not the running game), InvalidAction (malformed) or IllegalAction (the rules,
         the game is over); then nothing changed. ``permit`` (engine, state, action), called
-        under the lock, may refuse by raising (a phone acts only as its seat may)."""
+        under the lock, may refuse by raising (a phone acts only as its seat may). ``seat``:
+        the acting phone's seat, whose own session a VersionConflict then carries."""
         with self._lock:
             if self._engine is None or self._state is None or self._game_id is None \
                     or self._session is None:
@@ -237,7 +243,7 @@ class Table:
             if game_id is not None and game_id != self._game_id:
                 raise GameChanged(game_id, self._session)
             if version is not None and version != self._version:
-                raise VersionConflict(version, self._session)
+                raise VersionConflict(version, self._session if seat is None else self._seat_session(seat))
             if permit is not None:
                 permit(self._engine, self._state, action)
             # the engine refuses what a finished game no longer takes (Game.apply)
@@ -384,8 +390,8 @@ class Table:
     def _build_session(self) -> Session:
         engine, state, game_id = self._engine, self._state, self._game_id
         assert engine is not None and state is not None and game_id is not None
-        return build_session(engine, state, game_id=game_id, game=self._meta["game"], version=self._version,
-                             players=self._meta["players"])
+        return build_session(engine, state, game_id=game_id, game=self._meta["game"],
+                             version=self._version, players=self._meta["players"])
 
     def _publish(self) -> None:
         """One wake-up per change for each stream: the new session into every mailbox."""

@@ -148,12 +148,11 @@ def test_a_malformed_action_is_invalid_and_a_refused_one_illegal(table, store):
     for action, words in (({"type": "add", "n": "two"}, '"n" must be a whole number'),
                           ({"type": "jump"}, "Tally has no action called 'jump'"),
                           ({"n": 1}, 'an action needs a "type"')):
-        with pytest.raises(InvalidAction, match=words) as exc:
+        with pytest.raises(InvalidAction, match=words):
             table.act(action)
-        assert exc.value.status == 400
     with pytest.raises(IllegalAction) as refused:
         table.act({"type": "add", "n": 4})
-    assert refused.value.status == 422 and not isinstance(refused.value, InvalidAction)
+    assert not isinstance(refused.value, InvalidAction)
     assert table.session() == s and store.actions(s["id"]) == []
 
 

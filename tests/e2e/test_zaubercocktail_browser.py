@@ -206,7 +206,7 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     assert "Earlier rounds (1)" in page.locator(".zc-history summary").inner_text()
 
     # undo takes the scoring back: the stones return
-    tap_and_wait(page, "#zc-undo")
+    tap_and_wait(page, "#btn-undo")
     page.wait_for_selector('body[data-phase="tiebreak"]')
     assert page_stones(page) == engine_stones(live_table)
 

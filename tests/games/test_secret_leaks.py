@@ -20,6 +20,7 @@ from controller.games import Game
 from controller.games.zaubercocktail.engine import Zaubercocktail
 from controller.table import build_seat_session, build_session
 from tests.leaks import assert_seat_keeps_its_secrets
+from tests.sizes import examples
 from web_ui.stream import session_message
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -70,7 +71,7 @@ def secrets_of(state: dict[str, Any], seat: int) -> list[Any]:
     return [*state["hands"][seat], *([state["goals"][seat]] if state["goals"][seat] else [])]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 5))
 @pytest.mark.parametrize("variant", ["classic", "express"])      # 2 x 100 = 200 random games
 def test_mix_it_public_stream_is_the_same_whatever_is_hidden(variant, seed, n):
@@ -127,7 +128,7 @@ def zc_step(state, rng):
     return rng.choice(actions) if actions else None
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(4, 7))
 def test_zaubercocktail_hidden_lay_downs_never_reach_the_public_stream(seed, n):
     rng = random.Random(seed)

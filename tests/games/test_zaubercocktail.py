@@ -12,6 +12,7 @@ from controller.games import load
 from controller.games.base import BadSetup, IllegalAction, InvalidAction, Outcome, Placing
 from controller.games.zaubercocktail import Zaubercocktail
 from controller.games.zaubercocktail.laydown import check_lay_down, score
+from tests.sizes import examples
 
 GAME = Zaubercocktail()
 DATA = GAME.data
@@ -182,7 +183,7 @@ def test_state_is_plain_json():
 def test_deal_reminder_ten_then_five():
     state = new_game(4, deck="digital")
     assert GAME.view(state)["round"]["deal"] == 10
-    assert "Deal 10" in GAME.view(state)["prompt"]
+    assert "Deal 10" in GAME.prompt(state)
     state = to_laying(state, [0, 1])
     state = act(lay_all(state, LADDER[:4]), type="reveal_entries")
     assert GAME.view(state)["next_deal"] == 5
@@ -194,7 +195,7 @@ def test_deal_reminder_ten_then_five():
 
 def test_the_recipe_card_is_revealed_after_the_deal_and_decides_the_moves():
     state = new_game(5)
-    assert "When everyone has looked at their cards, reveal the recipe card" in GAME.view(state)["prompt"]
+    assert "When everyone has looked at their cards, reveal the recipe card" in GAME.prompt(state)
     with pytest.raises(IllegalAction, match="only while the trading"):
         GAME.apply(state, {"type": "drop_out", "seat": 0})        # no trading before the card
     state["stones"] = [10] * 5
@@ -283,7 +284,7 @@ def test_lay_down_refusals_name_the_rule(cards, black, rule):
 @pytest.mark.parametrize("cards,black,words", [
     ({"dragon_scale": 2}, {}, "no ingredient called"),
     ({"troll_hair": 3}, {"dragon_scale": 1}, "no ingredient called"),
-    ({"troll_hair": -2}, {}, "fewer than no cards"),
+    ({"troll_hair": -2}, {}, "0 or more"),
     ({"troll_hair": "2"}, {}, "whole number"),
     ({"troll_hair": True}, {}, "whole number"),
     ({"troll_hair": 2.0}, {}, "whole number"),
@@ -307,10 +308,10 @@ def test_a_malformed_lay_down_is_invalid_not_a_rule_refusal(cards, black, words)
     ({"type": "false_trader", "seat": 5}, '"seat" must be a seat'),
     ({"type": "lay_down", "seat": 1.0, "cards": {}}, '"seat" must be a seat'),
     ({"type": "draw", "seat": 9, "kind": "gold_rose"}, '"seat" must be a seat'),
-    ({"type": "draw", "seat": 1}, '"kind" must be the ingredient drawn'),
-    ({"type": "draw", "seat": 1, "kind": "dragon_scale"}, '"kind" must be the ingredient drawn'),
-    ({"type": "reveal", "card": "recipe_99"}, '"card" must name a recipe card'),
-    ({"type": "reveal"}, '"card" must name a recipe card'),       # the printed deck needs the card
+    ({"type": "draw", "seat": 1}, '"kind" must be one of'),
+    ({"type": "draw", "seat": 1, "kind": "dragon_scale"}, '"kind" must be one of'),
+    ({"type": "reveal", "card": "recipe_99"}, '"card" must be one of "recipe_1"'),
+    ({"type": "reveal"}, '"card" must be one of "recipe_1"'),       # the printed deck needs the card
     ({"type": "shuffle"}, "no action called 'shuffle'"),
     ({"seat": 1}, 'needs a "type"'),
 ])
@@ -574,7 +575,7 @@ def test_game_ends_at_once_on_the_bolt_physical_with_shared_win():
     assert out.message == "The Magic Bolt is out: Arne and Babs share the win on field 7"
     assert out.ranking == (Placing(0, 1, 7), Placing(1, 1, 7), Placing(2, 3, 3), Placing(3, 4, 0))
     assert out.details == {"scores": [7, 7, 3, 0], "rounds_scored": 0}
-    assert GAME.view(state)["prompt"] == "The Magic Bolt is out: Arne and Babs win!"
+    assert GAME.prompt(state) == "The Magic Bolt is out: Arne and Babs win!"
 
 
 def test_outcome_in_the_view_keeps_the_tablets_keys():
@@ -755,7 +756,7 @@ def test_undo_after_a_win_on_the_target_field_lets_the_table_correct_a_lay_down(
     of the lay-downs (the whole scoring of the round), keeps every entry, and the game
     goes on from there."""
     state = example_round(stones=[TARGET - 5, TARGET - 3, 0, 0, 0])
-    assert {"type": "undo"} in GAME.legal_actions(state) and GAME.view(state)["can_undo"]
+    assert {"type": "undo"} in GAME.legal_actions(state) and GAME.can_undo(state)
     with pytest.raises(IllegalAction, match="game is over"):
         GAME.apply(state, {"type": "false_trader", "seat": BABS})
     back = act(state, type="undo")
@@ -785,7 +786,7 @@ def test_the_magic_bolt_cannot_be_undone():
     state = example_round()
     state = act(state, type="false_trader", seat=ARNE)
     state = act(state, type="reveal", card="magic_bolt")
-    assert GAME.outcome(state) is not None and not GAME.view(state)["can_undo"]
+    assert GAME.outcome(state) is not None and not GAME.can_undo(state)
     assert GAME.legal_actions(state) == []
     with pytest.raises(IllegalAction, match="nothing to undo since the recipe card was revealed"):
         GAME.apply(state, {"type": "undo"})
@@ -819,7 +820,7 @@ def key(entry):
     return total["points"], total["cards_played"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_rounds_keep_stones_on_the_path_and_move_the_right_players(data):
     n = data.draw(st.integers(4, 7), label="players")

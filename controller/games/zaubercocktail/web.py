@@ -31,7 +31,6 @@ from flask import Blueprint, Response, jsonify, render_template
 
 from controller.contracts import SeatSession
 from controller.games.base import Refusal
-from controller.table import NoGame, VersionConflict
 from web_ui import auth, ctx, seats
 from web_ui.api import json_object, whole_number
 from web_ui.errors import ApiError
@@ -56,16 +55,6 @@ def check_token(token: Any) -> Holder:
     return seats.check_token(token, GAME)
 
 
-# --- reading a hand or a lay-down ------------------------------------------------------
-def _counts(data: dict[str, Any], key: str) -> dict[str, int]:
-    value = data.get(key, {})
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ApiError(400, f'"{key}" must list cards per ingredient, e.g. {{"greenwurz": 3}}')
-    return value
-
-
 # --- routes ------------------------------------------------------------------------------
 @bp.post(f"{API}/preview")
 def preview() -> Response:
@@ -73,7 +62,7 @@ def preview() -> Response:
     from . import laydown
 
     data = json_object()
-    return jsonify(laydown.preview(_counts(data, "cards"), _counts(data, "black")))
+    return jsonify(laydown.preview(data.get("cards"), data.get("black")))     # never refuses: it says why
 
 
 @bp.get(f"{API}/cards")
@@ -164,8 +153,7 @@ def helper() -> Response:
     _hand_holder(data)
     from . import laydown
 
-    hand = _counts(data, "hand")
-    black = data.get("black", 0)
+    hand, black = data.get("hand"), data.get("black", 0)
     try:
         return jsonify(laydown.best_lay_downs(hand, black))
     except Refusal as exc:                  # a hand is not an action: any refusal is a bad request
@@ -178,13 +166,8 @@ def send_lay_down() -> Response:
     data = json_object()
     holder = check_token(data.get("token"))
     action = {"type": "lay_down", "seat": holder.seat,
-              "cards": _counts(data, "cards"), "black": _counts(data, "black")}
-    try:
-        ctx().table.act(action, source="phone")
-    except (NoGame, VersionConflict):       # no version is sent, so only NoGame can happen
-        raise ApiError(404, "no Zaubercocktail game is running at this table") from None
-    except Refusal as exc:                  # malformed counts 400, the rules 422
-        raise ApiError(exc.status, str(exc)) from None
+              "cards": data.get("cards"), "black": data.get("black")}
+    ctx().table.act(action, source="phone")       # malformed counts 400, the rules 422 (errors.py)
     mine = _seat_session(holder.seat)["private"]
     # Only this seat's own entry comes back: the phone confirms what it sent.
     return jsonify({"seat": holder.seat, "name": holder.name, "entry": mine["entry"]})
