@@ -25,7 +25,7 @@ import json
 import logging
 import secrets
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import segno
 from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, session, url_for
@@ -34,6 +34,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from controller import games
 from controller.contracts import Action, SeatSession, Session, State
 from controller.games import Game
+from controller.table import Subscription, Told
 
 from . import auth, ctx
 from .api import json_object, whole_number
@@ -240,7 +241,7 @@ class SeatFollow:
         why = self._why_not()
         if why is not None:
             self._done = True
-            return {"notice": {"kind": "revoked", "message": why}}
+            return Told({"kind": "revoked", "message": why})
         return item
 
     def close(self) -> None:
@@ -335,7 +336,8 @@ def seat_stream(token: str) -> Response:
         data = json.dumps(session, separators=(",", ":"))
         return f"id: {session['version']}\ndata: {data}\n\n"
 
-    return live_response(lambda: SeatFollow(table.subscribe(holder.seat), why_not), encode)
+    # live_response reads only get/ended/close, which SeatFollow has as a Subscription does
+    return live_response(lambda: cast(Subscription, SeatFollow(table.subscribe(holder.seat), why_not)), encode)
 
 
 @bp.post("/api/v1/seat/<token>/actions")
