@@ -7,8 +7,8 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
-import threading
 from pathlib import Path
 
 from . import __version__
@@ -230,6 +230,32 @@ PORT_TAKEN = ("potionpi: port {port} is already in use: is the service running "
               "(`sudo systemctl stop potionpi`), or pick another with --port")
 
 
+class StopSignal:
+    """SIGINT or SIGTERM, told to the main thread through a wakeup socket.
+
+    A signal the kernel hands to one of the server's threads only marks Python's handler as
+    due; a main thread asleep in ``Event.wait()`` sleeps on (seen under libfaketime: SIGTERM
+    ignored until systemd's kill). The signal's byte on the socket wakes it whichever thread
+    took the signal, and one that came before ``wait`` is still in the socket."""
+
+    def __init__(self) -> None:
+        self._ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        self._theirs = theirs
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: None)     # a Python handler: its number goes to the socket
+        self._old = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+
+    def wait(self) -> None:
+        while self._ours.recv(1)[0] not in (signal.SIGINT, signal.SIGTERM):
+            pass
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._old)
+        self._ours.close()
+        self._theirs.close()
+
+
 def cmd_run(args) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
@@ -256,9 +282,7 @@ def cmd_run(args) -> int:
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = StopSignal()
     try:
         try:
             daemon.start(host, args.port, https_port)
@@ -289,6 +313,7 @@ def cmd_run(args) -> int:
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
+        stop.close()
         daemon.close()
     return EXIT_OK
 

@@ -79,6 +79,9 @@ class DaemonProcess:
         self.proc.send_signal(signal.SIGTERM)
         try:
             rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()              # so reading its output below cannot block the test
+            raise
         finally:
             self.output = self.proc.stdout.read()
         return rc
