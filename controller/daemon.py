@@ -53,9 +53,11 @@ class Daemon:
             secret = secrets_store.secret_key(self.data_dir)
             self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
                                   secret_key=secret, settings=self.settings())
-            if self.pin_source in ("data dir", "generated"):
-                # `potionpi pin --set/--new` rewrites the file: the running table takes it at once
-                self.pin_watch = pin_watch.PinWatch(self.data_dir, secret, self._pin_changed, self.pin)
+            # `potionpi pin --set/--new` rewrites the file: the running table takes it at once
+            # (or, with its PIN from the config or POTIONPI_PIN, says at once that it keeps that)
+            kept = None if self.pin_source in ("data dir", "generated") else self.pin_source
+            self.pin_watch = pin_watch.PinWatch(self.data_dir, secret, self._pin_changed, self.pin,
+                                                kept_from=kept)
             # the owner's pages (join, settings, log download) read these
             self.app.extensions["potionpi"].extras["service"] = {
                 "data_dir": self.data_dir, "firmware": self.firmware, "urls": []}

@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 APPLIED_FILE = "pin_applied.json"
 LOCK_FILE = "daemon.lock"
+#: where a running table's PIN may come from instead of the file, as a sentence names it
+KEPT_FROM = {"config": "the config ([table] pin)", "environment": "POTIONPI_PIN"}
 #: how long `potionpi pin` waits for the running table to say it took the new PIN
 ANSWER_SECONDS = 5.0
 
@@ -49,7 +51,10 @@ class PinWatch:
     """Watches ``data_dir``'s PIN file and hands a new PIN to ``apply`` (a thread)."""
 
     def __init__(self, data_dir: Path, secret: bytes, apply: Callable[[str], dict[str, int]],
-                 current: str, interval: float = 1.0):
+                 current: str, interval: float = 1.0, kept_from: str | None = None):
+        """``kept_from``: where the table's PIN comes from when not from this file (``config``,
+        ``environment``): a new PIN in the file is then only answered, never applied."""
+        self.kept_from = kept_from
         self.path = data_dir / PIN_FILE
         self.answer = data_dir / APPLIED_FILE
         self.secret = secret
@@ -99,17 +104,25 @@ class PinWatch:
         if not is_pin(pin):
             log.warning("the PIN file %s holds no PIN of 4 to 8 digits; the table keeps its PIN", self.path)
             return False
+        if self.kept_from is not None:
+            log.warning("the PIN file %s changed, but this table takes its PIN from %s and keeps it",
+                        self.path, KEPT_FROM[self.kept_from])
+            self._answer({"pin": pin_mark(self.secret, pin), "kept": self.kept_from})
+            return False
         if pin == self.current:
             return False
         counts = self.apply(pin)
         self.current = pin
         log.warning("the table PIN was changed: %d tablet(s) locked, %d seat(s) freed for new links",
                     counts.get("tablets", 0), counts.get("seats", 0))
+        self._answer({"pin": pin_mark(self.secret, pin), **counts})
+        return True
+
+    def _answer(self, answer: dict[str, object]) -> None:
         try:
-            write_private(self.answer, json.dumps({"pin": pin_mark(self.secret, pin), **counts}).encode())
+            write_private(self.answer, json.dumps(answer).encode())
         except OSError as exc:
             log.warning("could not write %s (%s)", self.answer, exc.strerror or exc)
-        return True
 
 
 def hold_lock(data_dir: Path) -> IO[str] | None:
@@ -156,6 +169,9 @@ def tell_running(data_dir: Path, secret: bytes, pin: str, wait: float = ANSWER_S
             answer = json.loads((data_dir / APPLIED_FILE).read_text())
         except (OSError, ValueError):
             answer = {}
+        if answer.get("pin") == mark and answer.get("kept") in KEPT_FROM:
+            return (f"the running table takes its PIN from {KEPT_FROM[answer['kept']]} and keeps it: "
+                    "the new PIN applies once that is removed and potionpi restarted")
         if answer.get("pin") == mark:
             return (f"the running table took the new PIN now: {answer.get('tablets', 0)} tablet(s) locked "
                     f"and every phone link revoked ({answer.get('seats', 0)} seat(s) were on phones); "

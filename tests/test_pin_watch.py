@@ -61,3 +61,21 @@ def test_the_watch_thread_applies_a_new_pin(tmp_path):
     finally:
         watch.stop()
     assert os.stat(tmp_path / secrets_store.PIN_FILE).st_mode & 0o077 == 0
+
+
+def test_a_table_with_its_pin_from_the_environment_says_at_once_that_it_keeps_it(tmp_path, caplog):
+    """The service's POTIONPI_PIN (or [table] pin) wins over the file: `potionpi pin --set`
+    run from a shell without it learns so at once, not after a wait and a guess."""
+    applied = []
+    watch = pin_watch.PinWatch(tmp_path, SECRET, lambda pin: applied.append(pin) or {}, current="2468",
+                               kept_from="environment")
+    secrets_store.new_pin(tmp_path, "1357")
+    assert not watch.check() and applied == []
+    assert "takes its PIN from POTIONPI_PIN and keeps it" in caplog.text
+    lock = pin_watch.hold_lock(tmp_path)
+    try:
+        told = pin_watch.tell_running(tmp_path, SECRET, "1357", wait=1)
+    finally:
+        lock.close()
+    assert told == ("the running table takes its PIN from POTIONPI_PIN and keeps it: the new PIN applies "
+                    "once that is removed and potionpi restarted")

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 REFRESH_SECONDS = 5.0
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 MISDIRECTED = ("this is a potionpi table, and it answers only to its own names and addresses "
-               "(open it as http://{name}/); a page that sends another name could be a web site "
+               "(open it as {url}); a page that sends another name could be a web site "
                "trying to reach the table through your browser")
 
 
@@ -165,5 +165,4 @@ def register(app: Flask) -> None:
         if names.refused in (1, 10, 100) or names.refused % 1000 == 0:
             log.warning("refused %d request(s) for a name that is not the table's (the latest: %r)",
                         names.refused, host[:80])
-        name = names.lan_name() or "localhost"
-        return _refusal(421, MISDIRECTED.format(name=f"[{name}]" if ":" in name else name))
+        return _refusal(421, MISDIRECTED.format(url=table_url("/")))

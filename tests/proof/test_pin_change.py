@@ -67,3 +67,19 @@ def test_a_new_pin_reaches_the_running_table_at_once(tmp_path, proof_line):
     later = subprocess.run([sys.executable, "-m", "controller.cli", "pin", "--set", OLD, "--data-dir",
                             str(tmp_path)], capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
     assert "potionpi is not running with this data dir: it uses the new PIN when it starts" in later.stdout
+
+
+def test_a_table_with_its_pin_from_the_environment_says_it_keeps_it(tmp_path):
+    """The service started with POTIONPI_PIN; `potionpi pin --set` from a shell without it
+    writes the file: the command says at once that the table keeps its PIN, and it does."""
+    d = DaemonProcess(tmp_path, env={"POTIONPI_PIN": OLD}).start()
+    try:
+        changed = subprocess.run([sys.executable, "-m", "controller.cli", "pin", "--set", NEW,
+                                  "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                                 env={"PATH": "/usr/bin:/bin"})
+        assert changed.returncode == 0, changed.stderr
+        assert "the running table takes its PIN from POTIONPI_PIN and keeps it" in changed.stdout, changed.stdout
+        assert d.request("POST", "/api/v1/sim/cauldron/drop", pin=OLD)[0] in (200, 422)
+        assert d.request("POST", "/api/v1/sim/cauldron/drop", pin=NEW)[0] == 401
+    finally:
+        assert d.terminate() == 0

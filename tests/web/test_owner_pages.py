@@ -45,6 +45,10 @@ def test_join_shows_the_table_name_this_screen_used_as_qr(app, client):
     # a name that is not the table's gets no page at all (DNS rebinding)
     response = client.get("/join", base_url="http://rebind.evil.example:8080")
     assert response.status_code == 421 and b"only to its own names" in response.data
+    # ... and says where the table is: its own address and port, not the foreign name
+    address = discovery.lan_address() or "127.0.0.1"
+    assert f"open it as http://{address}:8080/)".encode() in response.data
+    assert b"rebind" not in response.data
 
 
 def test_join_on_the_pis_own_screen_shows_the_network_address(client, owned):
