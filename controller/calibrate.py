@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .config import Config, ConfigError, UsageError
+from .cli import UsageError
+from .config import Config, ConfigError
 
 
 def calibrate(device: str, config: Config, config_path: str | None,

@@ -12,10 +12,15 @@ import threading
 from pathlib import Path
 
 from . import __version__
-from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
+from .config import SCHEMA, Config, ConfigError, default_data_dir, default_file, is_pin
 from .service import CHECK_PARTS, SIM_FAULTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command asked for something it cannot do as called; the sentence says how to call it
+    (exit status 2). The commands' own modules raise it; ``main`` says it."""
 
 
 def port_number(text: str) -> int:
@@ -54,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
-    run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--port", type=port_number, help=f"TCP port (default from config: {SCHEMA['web']['port'].default}; 0 picks a free one)")
     run.add_argument("--https-port", type=port_number,
                      help="port of the HTTPS address, once `potionpi tls` made the certificate "
                           "(default from config: 443; 0: none)")
@@ -161,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     hot = sub.add_parser("hotspot", help="make the Pi its own Wi-Fi for the tablets (NetworkManager)",
                          description="For a table with no home Wi-Fi: the Pi becomes a Wi-Fi access "
-                                     "point (WPA2) and the tablets open http://10.42.0.1:8080/.")
+                                     "point (WPA2) and the tablets open "
+                                     f"http://10.42.0.1:{SCHEMA['web']['port'].default}/.")
     hot.add_argument("--ssid", help="the Wi-Fi's name")
     hot.add_argument("--password", help="its password, 8 to 63 characters")
     hot.add_argument("--interface", default="wlan0", help="Wi-Fi interface (default wlan0)")

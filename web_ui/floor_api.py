@@ -70,7 +70,7 @@ class TurnWatch:
 def _watch_the_floor(setup_state) -> None:
     floor = _floor_of(setup_state.app.extensions["potionpi"])
     if floor is not None:
-        watch = TurnWatch(int(getattr(floor, "ants_around", 16)))
+        watch = TurnWatch(floor.ants_around)
         floor.on_change(watch)
         setup_state.app.extensions["potionpi"].extras["turn_watch"] = watch
 

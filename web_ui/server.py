@@ -56,9 +56,12 @@ from waitress.task import ThreadedTaskDispatcher
 from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
+from controller.config import SCHEMA
+
 log = logging.getLogger(__name__)
 
-DEFAULT_THREADS = 32
+DEFAULT_THREADS: int = SCHEMA["web"]["threads"].default
+DEFAULT_PORT: int = SCHEMA["web"]["port"].default
 OUTBUF_HIGH_WATERMARK = 64 * 1024
 SEND_BUFFER = 64 * 1024
 
@@ -133,7 +136,7 @@ class GuardedServer(TcpWSGIServer):
 class Server:
     """A waitress server bound to ``host``/``port`` (0 picks a free port)."""
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+    def __init__(self, app, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                  limits: dict[str, int] | None = None):
         self.app = app
         self.limits = {**LIMITS, **(limits or {})}
@@ -210,7 +213,7 @@ class Server:
         close_all(self._server._map)             # the listener and every open connection
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+def make_server(app, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                 limits: dict[str, int] | None = None) -> Server:
     """The object the daemon runs: ``.run()``, ``.close()``, ``.port``."""
     if threads < 4:

@@ -16,7 +16,8 @@ import random
 import time
 from typing import Any, Mapping, Sequence
 
-COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
+from ..config import SCHEMA
+from ..contracts import COLOURS
 
 RGBC = tuple[int, int, int, int]
 
@@ -90,8 +91,8 @@ _AUTO_INCREMENT = 0x20
 _ENABLE, _ATIME, _CONTROL, _ID, _STATUS, _CDATAL = 0x00, 0x01, 0x0F, 0x12, 0x13, 0x14
 _PON, _AEN = 0x01, 0x02
 _AVALID = 0x01
-_GAINS = {1: 0x00, 4: 0x01, 16: 0x02, 60: 0x03}
-GAINS = tuple(_GAINS)
+GAINS: tuple[int, ...] = SCHEMA["cauldron"]["colour_gain"].choices or ()
+_GAINS = {gain: again for again, gain in enumerate(GAINS)}     # 1x, 4x, 16x, 60x: AGAIN 0-3
 CYCLE_MS = 2.4                  # one ADC cycle: integration time = 2.4 ms x (256 - ATIME)
 INIT_S = 0.0024                 # the RGBC init state after AEN, before integrating
 _KNOWN_IDS = {0x44: "TCS34725", 0x4D: "TCS34727"}
