@@ -59,7 +59,7 @@ class Key:
         """What one value of a table may be."""
         return "three numbers [r, g, b]" if self.each is RGB else "a whole number" + self._bounds()
 
-    def refusal(self, where: str, value: Any) -> str:
+    def refusal(self, where: str, value: object) -> str:
         """Why ``value`` (which failed ``check``) is not allowed at ``where``: for a table,
         the first entry at fault, by its name."""
         if self.kind is dict and isinstance(value, dict):
@@ -85,7 +85,7 @@ class Key:
             return f" of at least {show(self.low)}"
         return ""
 
-    def check(self, value: Any) -> bool:
+    def check(self, value: object) -> bool:
         if self.kind is dict:
             return isinstance(value, dict) and all(
                 (self.names is None or name in self.names) and self._check_each(item)
@@ -95,7 +95,7 @@ class Key:
             return False
         return self._in_bounds(value, kinds)
 
-    def _check_each(self, item: Any) -> bool:
+    def _check_each(self, item: object) -> bool:
         if self.each is RGB:
             return (isinstance(item, list) and len(item) == 3
                     and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
@@ -113,7 +113,7 @@ class Key:
             return float(value)
         return value
 
-    def _in_bounds(self, value: Any, kinds: tuple[type, ...]) -> bool:
+    def _in_bounds(self, value: object, kinds: tuple[type, ...]) -> bool:
         if isinstance(value, bool) and bool not in kinds:
             return False
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
@@ -122,6 +122,8 @@ class Key:
             return False
         if isinstance(value, float) and not math.isfinite(value):     # nan passes < and >
             return False
+        if not isinstance(value, (int, float)):       # text and choices have no bounds
+            return True
         if self.low is not None and value < self.low:
             return False
         if self.high is not None and value > self.high:
@@ -349,7 +351,7 @@ def default_file() -> str:
     return "\n".join(lines)
 
 
-def _toml(value: Any) -> str:
+def _toml(value: object) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
     if isinstance(value, list):

@@ -70,7 +70,7 @@ class RequestJSON(DefaultJSONProvider):
     UTF-8 cannot store) as a 500; a ValueError here is a 400 with a sentence.
     """
 
-    def loads(self, s, **kwargs):
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         try:
             value = super().loads(s, **kwargs)
         except RecursionError:

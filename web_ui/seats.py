@@ -20,6 +20,7 @@ from typing import Any
 
 import segno
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, url_for
+from flask.typing import ResponseReturnValue
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from controller import games
@@ -129,7 +130,7 @@ def list_seats() -> Response:
 
 
 @bp.get("/seat/<token>")
-def seat_page(token: str):
+def seat_page(token: str) -> ResponseReturnValue:
     """A seat's phone page: its player's name, then the game's phone.js draws the rest."""
     try:
         holder = check_token(token)

@@ -48,7 +48,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
@@ -57,6 +57,9 @@ from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
 from controller.config import SCHEMA
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +82,7 @@ class GuardedChannel(HTTPChannel):
 
     request_started: float | None = None
 
-    def received(self, data):
+    def received(self, data: bytes) -> bool:
         before = self.request
         result = super().received(data)
         if self.request is None:
@@ -97,7 +100,7 @@ class GuardedServer(TcpWSGIServer):
     trusted: Callable[[str], bool] = staticmethod(lambda address: False)
     refused = 0
 
-    def handle_accept(self):
+    def handle_accept(self) -> None:
         try:
             accepted = self.accept()
         except OSError:
@@ -124,7 +127,7 @@ class GuardedServer(TcpWSGIServer):
             return
         self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
-    def maintenance(self, now):
+    def maintenance(self, now: float) -> None:
         super().maintenance(now)                  # idle: channel_timeout
         cutoff = now - self.limits["request_seconds"]
         for channel in list(self.active_channels.values()):
@@ -136,7 +139,7 @@ class GuardedServer(TcpWSGIServer):
 class Server:
     """A waitress server bound to ``host``/``port`` (0 picks a free port)."""
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                  limits: dict[str, int] | None = None):
         self.app = app
         self.limits = {**LIMITS, **(limits or {})}
@@ -213,7 +216,7 @@ class Server:
         close_all(self._server._map)             # the listener and every open connection
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
+def make_server(app: Flask, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                 limits: dict[str, int] | None = None) -> Server:
     """The object the daemon runs: ``.run()``, ``.close()``, ``.port``."""
     if threads < 4:

@@ -98,7 +98,7 @@ INIT_S = 0.0024                 # the RGBC init state after AEN, before integrat
 _KNOWN_IDS = {0x44: "TCS34725", 0x4D: "TCS34727"}
 
 
-def _open_smbus(bus_number: int):
+def _open_smbus(bus_number: int) -> Any:
     try:
         from smbus2 import SMBus
     except ImportError as exc:
@@ -116,7 +116,7 @@ def _open_smbus(bus_number: int):
 class TCS34725(ColourSensor):
     """TCS34725 colour sensor on I2C. ``bus`` is an smbus2-like object (for tests)."""
 
-    def __init__(self, bus=None, *, bus_number: int = 1, address: int = 0x29,
+    def __init__(self, bus: Any = None, *, bus_number: int = 1, address: int = 0x29,
                  integration_ms: float = 24.0, gain: int = 4, settle_s: float = 0.03,
                  classifier: ColourClassifier | None = None):
         super().__init__(classifier, settle_s)
