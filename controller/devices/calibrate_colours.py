@@ -11,7 +11,8 @@ import itertools
 import math
 from typing import Callable, Sequence
 
-from .colour_sensor import COLOURS, ColourSensor, chromaticity
+from ..contracts import COLOURS
+from .colour_sensor import ColourSensor, chromaticity
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
