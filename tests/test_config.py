@@ -60,6 +60,13 @@ def test_learned_colours_load_as_numbers_and_are_none_by_default(tmp_path):
     assert all(isinstance(x, float) for x in c["cauldron"]["colours"]["red"])
 
 
+def test_the_printed_learned_colours_example_loads_once_uncommented(tmp_path):
+    # a table written by a tool is printed commented out, after its section's plain keys
+    text = default_file().replace("# [cauldron.colours]", "[cauldron.colours]") \
+        .replace("# red = [0.62, 0.21, 0.17]", "red = [0.62, 0.21, 0.17]")
+    assert Config.load(write(tmp_path, text))["cauldron"]["colours"] == {"red": [0.62, 0.21, 0.17]}
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="no such config file"):
         Config.load(tmp_path / "nope.toml")
