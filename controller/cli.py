@@ -10,12 +10,21 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
+from .config import SCHEMA, Config, ConfigError, default_data_dir, default_file, is_pin
 from .service import CHECK_PARTS, SIM_FAULTS
 
+if TYPE_CHECKING:
+    from .store import Store
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command asked for something it cannot do as called; the sentence says how to call it
+    (exit status 2). The commands' own modules raise it; ``main`` says it."""
 
 
 def port_number(text: str) -> int:
@@ -54,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
-    run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--port", type=port_number, help=f"TCP port (default from config: {SCHEMA['web']['port'].default}; 0 picks a free one)")
     run.add_argument("--https-port", type=port_number,
                      help="port of the HTTPS address, once `potionpi tls` made the certificate "
                           "(default from config: 443; 0: none)")
@@ -169,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     hot = sub.add_parser("hotspot", help="make the Pi its own Wi-Fi for the tablets (NetworkManager)",
                          description="For a table with no home Wi-Fi: the Pi becomes a Wi-Fi access "
-                                     "point (WPA2) and the tablets open http://10.42.0.1:8080/.")
+                                     "point (WPA2) and the tablets open "
+                                     f"http://10.42.0.1:{SCHEMA['web']['port'].default}/.")
     hot.add_argument("--ssid", help="the Wi-Fi's name")
     hot.add_argument("--password", help="its password, 8 to 63 characters")
     hot.add_argument("--interface", default="wlan0", help="Wi-Fi interface (default wlan0)")
@@ -206,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
 SYSTEM_CONFIG = Path("/etc/potionpi.toml")
 
 
-def config_path(args) -> str | None:
+def config_path(args: argparse.Namespace) -> str | None:
     """--config, else $POTIONPI_CONFIG, else the installed /etc/potionpi.toml if readable
     (so `potionpi pin` and `check` see the service's settings), else the defaults."""
     given = getattr(args, "config", None) or os.environ.get("POTIONPI_CONFIG")
@@ -217,11 +227,11 @@ def config_path(args) -> str | None:
     return None
 
 
-def _config(args) -> Config:
+def _config(args: argparse.Namespace) -> Config:
     return Config.load(config_path(args))
 
 
-def _data_dir(args, config: Config) -> Path:
+def _data_dir(args: argparse.Namespace, config: Config) -> Path:
     return Path(getattr(args, "data_dir", None) or config["store"]["data_dir"] or default_data_dir())
 
 
@@ -256,7 +266,7 @@ class StopSignal:
         self._theirs.close()
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
     from .service.notify import notify
@@ -318,7 +328,7 @@ def cmd_run(args) -> int:
     return EXIT_OK
 
 
-def cmd_config(args) -> int:
+def cmd_config(args: argparse.Namespace) -> int:
     if args.print_default:
         print(default_file())
         return EXIT_OK
@@ -327,7 +337,7 @@ def cmd_config(args) -> int:
     return EXIT_OK
 
 
-def cmd_tls(args) -> int:
+def cmd_tls(args: argparse.Namespace) -> int:
     import shlex
 
     from .service import certs, discovery, install
@@ -370,7 +380,7 @@ def cmd_tls(args) -> int:
     return EXIT_OK
 
 
-def cmd_pin(args) -> int:
+def cmd_pin(args: argparse.Namespace) -> int:
     from . import secrets_store
 
     config = _config(args)
@@ -396,7 +406,7 @@ def cmd_pin(args) -> int:
     return EXIT_OK
 
 
-def _open_store(args):
+def _open_store(args: argparse.Namespace) -> Store:
     from .daemon import DB_FILE
     from .store import Store
 
@@ -407,7 +417,7 @@ def _open_store(args):
     return Store(path)
 
 
-def cmd_history(args) -> int:
+def cmd_history(args: argparse.Namespace) -> int:
     store = _open_store(args)
     try:
         if args.csv:
@@ -431,7 +441,7 @@ def cmd_history(args) -> int:
     return EXIT_OK
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     from .service.bundle import write_export
 
     store = _open_store(args)
@@ -446,7 +456,7 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
-def cmd_backup(args) -> int:
+def cmd_backup(args: argparse.Namespace) -> int:
     import time as _time
 
     from .daemon import DB_FILE
@@ -467,7 +477,7 @@ def cmd_backup(args) -> int:
     return EXIT_OK
 
 
-def cmd_replay(args) -> int:
+def cmd_replay(args: argparse.Namespace) -> int:
     from . import games
 
     store = _open_store(args)
@@ -489,22 +499,22 @@ def cmd_replay(args) -> int:
     return EXIT_OK
 
 
-def _db_path(args) -> Path:
+def _db_path(args: argparse.Namespace) -> Path:
     from .daemon import DB_FILE
     return _data_dir(args, _config(args)) / DB_FILE
 
 
-def cmd_doctor(args) -> int:
+def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import doctor
     return doctor(_db_path(args), sys.stdout)
 
 
-def cmd_repair(args) -> int:
+def cmd_repair(args: argparse.Namespace) -> int:
     from .doctor import repair
     return repair(_db_path(args), sys.stdout, args.resume)
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     from .service import preflight
     from .service.check import TableCheck
 
@@ -533,7 +543,7 @@ def cmd_check(args) -> int:
     return EXIT_OK if checker.ok else EXIT_ERROR
 
 
-def cmd_firmware(args) -> int:
+def cmd_firmware(args: argparse.Namespace) -> int:
     from .firmware_tools import flash, firmware_version
     from .service.preflight import PIP, library_installed
 
@@ -556,7 +566,7 @@ def cmd_firmware(args) -> int:
     return flash(args.port, sys.stdout)
 
 
-def cmd_install(args) -> int:
+def cmd_install(args: argparse.Namespace) -> int:
     from .service import install
 
     setup = install.Setup.for_invoker(args.user, args.port, args.config)
@@ -566,13 +576,13 @@ def cmd_install(args) -> int:
     return install.install(setup, sys.stdout, root=Path(args.root or "/"), dry_run=args.dry_run)
 
 
-def cmd_uninstall(args) -> int:
+def cmd_uninstall(args: argparse.Namespace) -> int:
     from .service import install
     return install.uninstall(sys.stdout, root=Path(args.root or "/"), purge=args.purge,
                              dry_run=args.dry_run)
 
 
-def cmd_hotspot(args) -> int:
+def cmd_hotspot(args: argparse.Namespace) -> int:
     from .service import hotspot
 
     if args.off:
@@ -584,12 +594,12 @@ def cmd_hotspot(args) -> int:
     return hotspot.run(commands, sys.stdout, dry_run=args.dry_run)
 
 
-def cmd_update(args) -> int:
+def cmd_update(args: argparse.Namespace) -> int:
     from .service import update
     return update.update(sys.stdout, dry_run=args.dry_run)
 
 
-def cmd_calibrate(args) -> int:
+def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import calibrate
     return calibrate(args.device, _config(args), args.config)
 

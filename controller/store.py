@@ -21,7 +21,8 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from types import TracebackType
+from typing import Any, Iterator, Literal
 
 from . import __version__
 from .ack import Acked, AckWriter, lost as ack_lost, read as read_ack
@@ -439,7 +440,7 @@ class Store:
                 self._db = None  # type: ignore[assignment]
 
     # --- internals ------------------------------------------------------------
-    def _write(self):
+    def _write(self) -> "_Transaction":
         return _Transaction(self)
 
     @staticmethod
@@ -499,14 +500,15 @@ class _Transaction:
         self.store = store
         self.db = store._db
 
-    def __enter__(self):
+    def __enter__(self) -> sqlite3.Connection:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except (sqlite3.Error, OSError) as exc:
             raise self._failed(exc) from None
         return self.db
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         if exc_type:
             try:
                 self.db.execute("ROLLBACK")

@@ -20,6 +20,7 @@ from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
 
 from controller import games
+from controller.config import SCHEMA
 
 from .auth import PinBudget, PinGate, TableCookies, TabletKeys
 from .hosts import TableNames
@@ -33,11 +34,9 @@ TRUSTED_ADDRESSES = 32          # how many unlocked devices the server remembers
 TRUSTED_SECONDS = 24 * 3600     # ... and for how long after their last unlocked request
 
 DEFAULT_SETTINGS: dict[str, Any] = {
-    # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
-    "keepalive_seconds": 10.0,
-    # Worker threads of the production server for taps and pages; every open stream
-    # gets a thread of its own on top of these (web_ui/server.py).
-    "threads": 32,
+    # The [web] keys the app reads (keep-alive of idle streams, worker threads): the
+    # daemon passes the config's; an app built without them gets the same defaults.
+    **{key: SCHEMA["web"][key].default for key in ("keepalive_seconds", "threads")},
     # Live streams (tablets, phones, scoreboards) beyond these are refused with 503: in
     # all, and from one client address (so one device cannot take every slot).
     "max_streams": 64,
@@ -86,7 +85,7 @@ class RequestJSON(DefaultJSONProvider):
     UTF-8 cannot store) as a 500; a ValueError here is a 400 with a sentence.
     """
 
-    def loads(self, s, **kwargs):
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         try:
             value = super().loads(s, **kwargs)
         except RecursionError:

@@ -23,6 +23,8 @@ the connection reserve.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 import threading
 import time
 
@@ -53,7 +55,8 @@ def own_device() -> bool:
 class Downloads:
     """Who is downloading what now: per address, and strangers in all (monotonic clock)."""
 
-    def __init__(self, at_once: int, share: float = 0.25, clock=time.monotonic):
+    def __init__(self, at_once: int, share: float = 0.25,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.at_once = at_once
         self.share = share
         self._clock = clock
@@ -113,17 +116,18 @@ def register(app: Flask) -> None:
                 done.set()
                 downloads.end(*taken)
 
-        def body(parts):
+        def body(parts: Iterable[bytes]) -> Iterator[bytes]:
             try:
                 yield from parts
             finally:
                 end()
-        response.response = body(response.response)
+        # typed as bytes: werkzeug encodes any str item after this wrapper passes it on
+        response.response = body(cast("Iterable[bytes]", response.response))
         response.call_on_close(end)
         return response
 
     @app.teardown_request
-    def end_on_failure(_exc) -> None:
+    def end_on_failure(_exc: BaseException | None) -> None:
         taken = g.pop("download", None)       # no answer was made: free it now
         if taken is not None:
             downloads.end(*taken)

@@ -1,7 +1,7 @@
 """The JSON API under /api/v1 and GET /healthz (contract: docs/api.md)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -13,6 +13,9 @@ from controller.table import NoGame
 
 from . import JSONRefused, auth, ctx, secret_actions
 from .errors import ApiError
+
+if TYPE_CHECKING:
+    from controller.devices.sim_cauldron import SimulatedCauldron
 
 bp = Blueprint("api", __name__)
 
@@ -144,11 +147,11 @@ def logout() -> Response:
 
 
 # --- the simulated cauldron --------------------------------------------------------------
-def simulated_cauldron():
+def simulated_cauldron() -> SimulatedCauldron:
     c = ctx()
     if not c.simulated or c.devices is None:
         raise ApiError(404, "this table has a real cauldron; turn it by hand")
-    return c.devices.cauldron
+    return cast("SimulatedCauldron", c.devices.cauldron)     # a simulated table's is
 
 
 @bp.post("/api/v1/sim/cauldron/turn")

@@ -33,9 +33,9 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, TypeVar, cast
 
-from flask import current_app, request, session
+from flask import Flask, Request, current_app, request, session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 
 from itsdangerous import BadSignature
@@ -311,7 +311,7 @@ class TableCookies(SecureCookieSessionInterface):
     still drops the cookie after ``session_days`` by its own clock.
     """
 
-    def open_session(self, app, request) -> SecureCookieSession | None:
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
         signer = self.get_signing_serializer(app)
         if signer is None:
             return None
@@ -379,13 +379,16 @@ def check_table() -> str:
                         "header, or enter it on the tablet)")
 
 
-def table_required(view):
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def table_required(view: View) -> View:
     """Decorator for every view that changes the table."""
     @functools.wraps(view)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         check_table()
         return view(*args, **kwargs)
-    return wrapped
+    return cast(View, wrapped)      # wraps() keeps the view's name; its arguments are the same
 
 
 def log_in(attempt: str) -> None:

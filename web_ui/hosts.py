@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 import time
-from typing import Iterable
+from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
@@ -54,7 +54,8 @@ class TableNames:
     """The names and addresses this table answers to (thread-safe): those its HTTPS
     certificate is made for (``discovery.table_names``) and ``extra``."""
 
-    def __init__(self, extra: Iterable[str] = (), *, names=discovery.table_names):
+    def __init__(self, extra: Iterable[str] = (), *,
+                 names: Callable[[], tuple[list[str], list[str]]] = discovery.table_names) -> None:
         self.extra = {split_host(n) for n in extra if split_host(n)}
         self._names_of = names
         self._lock = threading.Lock()

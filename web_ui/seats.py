@@ -29,6 +29,7 @@ from typing import Any, Callable, cast
 
 import segno
 from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, session, url_for
+from flask.typing import ResponseReturnValue
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from controller import games
@@ -279,7 +280,7 @@ def move_seat(seat: int) -> Response:
 
 
 @bp.get("/seat/<token>")
-def seat_page(token: str):
+def seat_page(token: str) -> ResponseReturnValue:
     """A seat's phone page: its player's name, then the game's phone.js draws the rest
     (its first request claims the seat: a link preview that only fetches the page does not)."""
     try:

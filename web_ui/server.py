@@ -48,7 +48,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
@@ -57,9 +57,15 @@ from waitress.utilities import BadRequest
 from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
+from controller.config import SCHEMA
+
+if TYPE_CHECKING:
+    from flask import Flask
+
 log = logging.getLogger(__name__)
 
-DEFAULT_THREADS = 32
+DEFAULT_THREADS: int = SCHEMA["web"]["threads"].default
+DEFAULT_PORT: int = SCHEMA["web"]["port"].default
 OUTBUF_HIGH_WATERMARK = 64 * 1024
 SEND_BUFFER = 64 * 1024
 
@@ -76,7 +82,7 @@ class ClientMistake(ErrorTask):
     """waitress's own answer to a request it could not parse, never a 5xx: a transfer
     coding it does not know (``gzip, chunked``) is the client's mistake, said as a 400."""
 
-    def execute(self):
+    def execute(self) -> None:
         if not hasattr(self.request, "path"):
             # a first line it could not read: waitress names the path when the client goes
             # away meanwhile, and had none (an AttributeError in its worker, a traceback)
@@ -107,7 +113,7 @@ class GuardedChannel(HTTPChannel):
     def last_activity(self, _wall: float) -> None:
         self.active_at = time.monotonic()
 
-    def received(self, data):
+    def received(self, data: bytes) -> bool:
         before = self.request
         result = super().received(data)
         if self.request is None:
@@ -125,7 +131,7 @@ class GuardedServer(TcpWSGIServer):
     trusted: Callable[[str], bool] = staticmethod(lambda address: False)
     refused = 0
 
-    def handle_accept(self):
+    def handle_accept(self) -> None:
         try:
             accepted = self.accept()
         except OSError:
@@ -154,7 +160,7 @@ class GuardedServer(TcpWSGIServer):
 
     _next_cleanup = 0.0
 
-    def readable(self):
+    def readable(self) -> bool:
         # waitress runs maintenance() when the wall clock passes its next clean-up time;
         # set back an hour, that is an hour away. Run it on the monotonic clock instead.
         now = time.monotonic()
@@ -164,7 +170,7 @@ class GuardedServer(TcpWSGIServer):
         self.next_channel_cleanup = float("inf")      # waitress's own check never fires
         return super().readable()
 
-    def maintenance(self, now):
+    def maintenance(self, now: float) -> None:
         """Close idle channels (``idle_seconds``) and requests that take too long to arrive
         (``request_seconds``); ``now`` is the monotonic clock (see ``readable``)."""
         idle = now - self.adj.channel_timeout
@@ -180,7 +186,7 @@ class GuardedServer(TcpWSGIServer):
 class Server:
     """A waitress server bound to ``host``/``port`` (0 picks a free port)."""
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                  limits: dict[str, int] | None = None):
         self.app = app
         self.limits = {**LIMITS, **(limits or {})}
@@ -258,7 +264,7 @@ class Server:
         close_all(self._server._map)             # the listener and every open connection
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+def make_server(app: Flask, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                 limits: dict[str, int] | None = None) -> Server:
     """The object the daemon runs: ``.run()``, ``.close()``, ``.port``."""
     if threads < 4:

@@ -95,7 +95,7 @@ class StreamBody:
         self._release = release
         self._closed = False
 
-    def __iter__(self):
+    def __iter__(self) -> "StreamBody":
         return self
 
     def __next__(self) -> str:
@@ -111,7 +111,7 @@ class StreamBody:
 
 
 @bp.get("/api/v1/stream")
-def stream():
+def stream() -> Response:
     c = ctx()
     cache: MessageCache = c.extras["messages"]
     return live_response(c.table.subscribe, cache.message)

@@ -7,7 +7,9 @@ import logging
 import logging.handlers
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 LOG_FILE = "potionpi.log"
 MAX_BYTES = 512 * 1024     # small: an SD card, and a file a phone can mail
@@ -31,7 +33,8 @@ class ClientLogBudget:
     once per place it comes from; the same failure again is one line. Everything else (the table, the devices) passes untouched.
     """
 
-    def __init__(self, burst: int = 40, every: float = 20.0, clock=time.monotonic):
+    def __init__(self, burst: int = 40, every: float = 20.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.burst, self.every, self._clock = burst, every, clock
         self._tokens = float(burst)
         self._at = clock()
@@ -78,7 +81,7 @@ class ClientLogBudget:
 class LogFile(logging.handlers.RotatingFileHandler):
     """The rotating log file, with clients' lines under a :class:`ClientLogBudget`."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.budget = ClientLogBudget()
 

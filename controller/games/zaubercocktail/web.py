@@ -29,7 +29,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template
 
-from controller.contracts import SeatSession
+from controller.contracts import SeatSession, State
+from controller.games import Game
 from controller.games.base import Refusal
 from web_ui import auth, ctx, seats
 from web_ui.api import json_object, whole_number
@@ -95,7 +96,7 @@ def lay_downs(seat: int) -> Response:
     asks for it when it opens, so the live message does not carry it every version."""
     from .engine import Zaubercocktail
 
-    def read(engine, state):
+    def read(engine: Game, state: State) -> dict[str, Any] | None:
         if not isinstance(engine, Zaubercocktail):
             return None
         if seat >= len(state["players"]):
