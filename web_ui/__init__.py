@@ -22,6 +22,7 @@ from flask.json.provider import DefaultJSONProvider
 from controller import games
 
 from .auth import PinBudget, PinGate, TabletKeys
+from .routing import LazyRule
 
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
@@ -191,6 +192,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
 
     # /static is served by web_ui/assets.py (gzip, content hashes, caching headers)
     app = Flask(__name__, static_folder=None)
+    app.url_rule_class = LazyRule      # url_for's builders made when first used (start-up)
     app.config.update(
         SECRET_KEY=secret_key,
         SESSION_COOKIE_NAME="potionpi",

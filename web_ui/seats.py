@@ -18,7 +18,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import segno
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, url_for
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
@@ -105,6 +104,8 @@ def seat_link(session: Session, seat: int) -> dict[str, Any]:
     plugin = games.plugins().get(session["game"])
     endpoint = plugin.phone_page if plugin is not None and plugin.phone_page else "seats.seat_page"
     url = phone_url(url_for(endpoint, token=token, _external=True))   # a phone: plain http
+    import segno         # only when a seat's link is shown: not in an idle daemon
+
     qr = segno.make(url, error="m")
     return {"seat": seat, "name": session["players"][seat], "token": token, "url": url,
             "qr_svg": qr.svg_data_uri(scale=6, border=2, dark="#000", light="#fff")}
