@@ -228,18 +228,27 @@ def drops_to_streams(server: Server, drops: int) -> dict[str, float]:
             time.sleep(0.02)
         time.sleep(0.5)
         seen = c.finish()
+    # A new game starts the versions again, so an id comes back: a version a stream never
+    # got (coalesced: a stream that is behind gets the newest) must not be matched to the
+    # same id of a later game, seconds later. Each drop's event comes before that.
+    horizon, later = [float("inf")] * len(sent), {}
+    for k in range(len(sent) - 1, -1, -1):
+        eid, t0 = sent[k]
+        horizon[k] = later.get(eid, float("inf"))
+        later[eid] = t0
     lat, per_drop = [], {}
     for client in range(STREAMS):
         events = [(eid, t) for cl, eid, t in seen if cl == client]
         j = 0
         for k, (eid, t0) in enumerate(sent):     # each drop to the next event with its id
-            while j < len(events) and not (events[j][0] == eid and events[j][1] >= t0):
-                j += 1
-            if j < len(events):
-                ms = (events[j][1] - t0) * 1000
+            i = j
+            while i < len(events) and not (events[i][0] == eid and events[i][1] >= t0):
+                i += 1
+            if i < len(events) and events[i][1] < horizon[k]:
+                ms = (events[i][1] - t0) * 1000
                 lat.append(ms)
                 per_drop.setdefault(k, []).append(ms)
-                j += 1
+                j = i + 1
     spreads = [max(v) - min(v) for v in per_drop.values() if len(v) == STREAMS]
     return {"p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "spread": statistics.median(spreads) if spreads else 0,
             "missed": STREAMS * drops - len(lat)}
