@@ -315,7 +315,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               flush=True)
         print(f"  data: {daemon.data_dir}   config: {config.source}", flush=True)
         print(f"  scan to open the table ({urls[0]}), then enter the PIN {daemon.pin}:", flush=True)
-        print(discovery.terminal_qr(urls[0]), end="", flush=True)
+        print(discovery.terminal_qr(urls[0], keep=daemon.data_dir / discovery.QR_FILE), end="", flush=True)
         logging.getLogger("potionpi").info("running on %s (%s devices)", ", ".join(urls),
                                            "simulated" if sim else "real")
         if daemon.table.damaged:

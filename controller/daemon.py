@@ -134,10 +134,10 @@ class Daemon:
         certificate; it is made again first when the Pi's names or addresses changed. A
         port it cannot have is said, and the table goes on over plain HTTP."""
         from .service import certs
-        from web_ui.tls import listen_https
 
         if not port or not certs.ready(self.data_dir):
             return None
+        from web_ui.tls import listen_https     # only with a certificate
         try:
             why = certs.refresh(self.data_dir)
             if why:

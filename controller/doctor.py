@@ -69,7 +69,8 @@ def doctor(path: Path, out: TextIO) -> int:
                 print("  at the next start it is closed as damaged (kept in the history); "
                       "`potionpi repair` does that now", file=out)
                 _resume_hint(running, exc, out)
-        for game in store.history(limit=1_000_000):
+        # a batch at a time, only the damaged ones: constant memory at any number of games
+        for game in store.iter_games(newest_first=True, statuses=("damaged",)):
             if game["status"] == "damaged":
                 problems += 1
                 print(f"damaged: game #{game['id']} ({game['game']}, "

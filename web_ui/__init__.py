@@ -24,6 +24,7 @@ from controller.config import SCHEMA
 
 from .auth import PinBudget, PinGate, TableCookies, TabletKeys
 from .hosts import TableNames
+from .routing import LazyRule
 from .seat_claims import SeatClaims
 
 if TYPE_CHECKING:
@@ -227,6 +228,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
 
     # /static is served by web_ui/assets.py (gzip, content hashes, caching headers)
     app = Flask(__name__, static_folder=None)
+    app.url_rule_class = LazyRule      # url_for's builders made when first used (start-up)
     app.config.update(
         SECRET_KEY=secret_key,
         SESSION_COOKIE_NAME="potionpi",

@@ -27,7 +27,6 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-import segno
 from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, session, url_for
 from flask.typing import ResponseReturnValue
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -195,6 +194,8 @@ def seat_link(session: Session, seat: int) -> dict[str, Any]:
         return entry
     token = make_token(session["id"], seat, current.gen)
     url = table_url(seat_path(token))     # the table's own address, never the request's Host
+    import segno         # only when a seat's link is shown: not in an idle daemon
+
     qr = segno.make(url, error="m")
     return {**entry, "token": token, "url": url, "code": short_code(session["id"], seat, current.gen),
             "qr_svg": qr.svg_data_uri(scale=6, border=2, dark="#000", light="#fff")}

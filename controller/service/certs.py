@@ -22,7 +22,6 @@ import hashlib
 import ipaddress
 import json
 import os
-import plistlib
 import ssl
 import uuid
 from dataclasses import dataclass
@@ -284,6 +283,8 @@ def server_context(data_dir: Path) -> ssl.SSLContext:
 def mobileconfig(data_dir: Path) -> bytes:
     """An iOS/iPadOS configuration profile that installs the table CA (unsigned: iOS says
     "Not Verified"; the fingerprint on the /secure page is how to check it)."""
+    import plistlib      # only for an iPad's profile: not at every start
+
     der = ca_der(data_dir)
     fp = fingerprint(der).replace(":", "")
     host = discovery.host_name()
