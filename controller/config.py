@@ -192,7 +192,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                int, low=0, high=0xFFFFF),
         "jam_tolerance_ants": Key(0.5, "How far from where it should be (in ants) the home mark may pass "
                                        "the sensor before a move counts as a jam; the mark must be "
-                                       "narrower than this (gpio backend).", float, low=0.05, high=4),
+                                       "narrower than this (gpio and serial backends).",
+                                  float, low=0.05, high=4),
+        "home_mark_steps": Key(0, "How many steps the home sensor sees the mark for, as `potionpi "
+                                  "calibrate floor` measured it; sizes the glitch filter (half of "
+                                  "it). 0: not measured, 2 steps (gpio and serial backends).",
+                               int, low=0, high=100000),
         "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
         "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
                                    "backends).", float, low=1, high=50000),

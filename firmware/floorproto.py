@@ -13,7 +13,8 @@ seq, type and payload, sent high byte first.
 """
 import struct
 
-PROTOCOL_VERSION = 2    # 2: fault 4 jam; the firmware arms a watchdog and never homes unasked
+PROTOCOL_VERSION = 3    # 3: CONFIG carries the jam tolerance and the mark's confirm steps
+                        # 2: fault 4 jam; the firmware arms a watchdog and never homes unasked
 
 MAX_PAYLOAD = 40                       # bytes; every message fits with room to spare
 MAX_BODY = MAX_PAYLOAD + 4             # seq + type + payload + crc
@@ -22,7 +23,8 @@ MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1
 # --- message types: host -> Pico (commands) ---------------------------------
 HELLO = 0x01      # session u16                       -> HELLO_REPLY (never sequenced)
 PING = 0x02       # (nothing)                         -> STATUS; the heartbeat
-CONFIG = 0x03     # steps_per_rev, top_speed, acceleration, home_speed, max_move u32; flags u8
+CONFIG = 0x03     # steps_per_rev, top_speed, acceleration, home_speed, max_move u32; flags u8;
+                  # jam tolerance, mark confirm u16 (steps; 0: the firmware's defaults)
 MOVE_TO = 0x04    # target i32, absolute steps from home -> STATUS or ERROR
 HOME = 0x05       # (nothing)                         -> STATUS
 STOP = 0x06       # (nothing)                         -> STATUS
@@ -224,19 +226,35 @@ def pack_hello_reply(protocol, session, boot_id, firmware):
 
 
 def unpack_hello_reply(payload):
+    """The reply's fields, or None when ``payload`` is too short to be one. Never raises
+    (the host decodes whatever passed the CRC while it says hello): a firmware version
+    that is not ASCII is shown escaped."""
+    if len(payload) < 5:
+        return None
     protocol, session, boot_id = struct.unpack(">BHH", payload[:5])
+    firmware = "".join(chr(b) if 32 <= b < 127 else "\\x%02x" % b for b in payload[5:29])
     return {"protocol": protocol, "session": session, "boot_id": boot_id,
-            "firmware": bytes(payload[5:]).decode()}
+            "firmware": firmware}
 
 
-def pack_config(steps_per_rev, top_speed, acceleration, home_speed, max_move, flags):
-    return struct.pack(">IIIIIB", steps_per_rev, top_speed, acceleration, home_speed, max_move, flags)
+CONFIG_FORMAT = ">IIIIIBHH"
+CONFIG_SIZE = 25
+
+
+def pack_config(steps_per_rev, top_speed, acceleration, home_speed, max_move, flags,
+                tolerance=0, confirm=0):
+    """``tolerance``: how far (steps) from its place the home mark may be seen before a
+    move is a jam; ``confirm``: steps the sensor must stay active for a sighting to
+    count (a shorter one is a glitch). 0 leaves either to the firmware's default."""
+    return struct.pack(CONFIG_FORMAT, steps_per_rev, top_speed, acceleration, home_speed,
+                       max_move, flags, tolerance, confirm)
 
 
 def unpack_config(payload):
-    v = struct.unpack(">IIIIIB", payload)
+    v = struct.unpack(CONFIG_FORMAT, payload)
     return {"steps_per_rev": v[0], "top_speed": v[1], "acceleration": v[2],
-            "home_speed": v[3], "max_move": v[4], "flags": v[5]}
+            "home_speed": v[3], "max_move": v[4], "flags": v[5], "tolerance": v[6],
+            "confirm": v[7]}
 
 
 def pack_move_to(target):

@@ -7,7 +7,7 @@ dropped, and the host sends both again in order.
 """
 import floorproto as P
 
-PAYLOAD_SIZES = {P.PING: 0, P.CONFIG: 21, P.MOVE_TO: 4, P.HOME: 0, P.STOP: 0, P.REPL: 0}
+PAYLOAD_SIZES = {P.PING: 0, P.CONFIG: P.CONFIG_SIZE, P.MOVE_TO: 4, P.HOME: 0, P.STOP: 0, P.REPL: 0}
 
 
 class Link:

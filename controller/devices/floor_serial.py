@@ -37,9 +37,10 @@ import time
 from typing import Any
 
 from ..firmware import floorproto as P
+from ..firmware.markwatch import confirm_steps
 from .base import Section
 from ..firmware.motion import Ramp
-from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor, Launch, Move
+from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor, Launch, Move, check_jam_tolerance
 from .pico_link import CONNECTED, WRONG_FIRMWARE, LinkDown, LinkTimings, Pending, PicoLink
 
 log = logging.getLogger(__name__)
@@ -66,12 +67,21 @@ class SerialForestFloor(ForestFloor):
     def __init__(self, *, ants_around: int, steps_per_ant: float, top_speed: float,
                  acceleration: float, homing_speed: float, invert_direction: bool,
                  serial_port: str, timings: LinkTimings | None = None,
-                 home_on_connect: bool = False):
+                 home_on_connect: bool = False, jam_tolerance_ants: float = 0.5,
+                 home_mark_steps: int = 0):
         """Speeds in steps per second, acceleration in steps per second². ``serial_port``
         empty: find the Pico by its USB vendor id. ``timings``: the link's time limits
-        (tests shrink them). ``home_on_connect``: home at once on every connect."""
+        (tests shrink them). ``home_on_connect``: home at once on every connect.
+        ``jam_tolerance_ants`` and ``home_mark_steps`` go to the Pico's jam watch: how far
+        off the mark may be seen, and the mark's width (which sizes its glitch filter)."""
         super().__init__(ants_around, steps_per_ant)
         self.steps_per_rev = round(self.steps_per_ant * self.ants_around)
+        self.jam_tolerance = check_jam_tolerance(jam_tolerance_ants, self.steps_per_ant,
+                                                 self.ants_around, home_mark_steps)
+        if self.jam_tolerance > 0xFFFF:
+            raise ValueError(f"forest_floor.jam_tolerance_ants = {jam_tolerance_ants:g} is "
+                             f"{self.jam_tolerance} steps; the Pico takes at most 65535")
+        self.mark_confirm = confirm_steps(home_mark_steps)
         self.top_speed = max(1, int(top_speed))
         self.acceleration = max(1, int(acceleration))
         self.home_speed = max(1, int(homing_speed))
@@ -119,14 +129,15 @@ class SerialForestFloor(ForestFloor):
         """From the ``[forest_floor]`` section; ``serial_port`` overrides the configured one
         (a simulated Pico's pseudo-terminal)."""
         if timings is None:
-            timings = LinkTimings(heartbeat_s=section["link_heartbeat_s"],
-                                  lost_after_s=section["link_lost_after_s"])
+            timings = LinkTimings.from_section(section)
         return cls(ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
                    top_speed=section["top_speed"], acceleration=section["acceleration"],
                    homing_speed=section["homing_speed"],
                    invert_direction=section["invert_direction"],
                    serial_port=section["serial_port"] if serial_port is None else serial_port,
-                   timings=timings, home_on_connect=section["home_on_connect"])
+                   timings=timings, home_on_connect=section["home_on_connect"],
+                   jam_tolerance_ants=section["jam_tolerance_ants"],
+                   home_mark_steps=section["home_mark_steps"])
 
     # --- the ForestFloor interface -------------------------------------------
     def stop(self) -> None:
@@ -462,7 +473,7 @@ class SerialForestFloor(ForestFloor):
         flags = (P.FLAG_INVERT if self.invert else 0) | (0 if watch else P.FLAG_NO_JAM_WATCH)
         reply = self.link.request(P.CONFIG, P.pack_config(
             self.steps_per_rev, self.top_speed, self.acceleration, self.home_speed,
-            2 * self.steps_per_rev, flags))
+            2 * self.steps_per_rev, flags, self.jam_tolerance, self.mark_confirm))
         if reply.ok:
             self._sent_watch = watch
         elif reply.error != "busy":     # busy: the Pico is still on a move; sent again before the next
@@ -571,11 +582,15 @@ class SerialForestFloor(ForestFloor):
             self._home_unseen = True
             pending.wait(5.0)
         # Statuses arrive in the Pico's order, so the first one after the HOME reply
-        # that is not "homing" is the end of this homing.
-        deadline = time.monotonic() + 2.4 * self.steps_per_rev / self.home_speed + 3
+        # that is not "homing" is the end of this homing. The Pico judges how long its
+        # homing may take, on its own clock (home_not_found after 1.2 turns, or twice its
+        # plan), and a hung Pico is reset by its watchdog, which ends the link: so the
+        # host waits on the Pico's word, never on its own clock (a slow link would make
+        # that lie). The cap only guards against a firmware that never says.
+        cap = time.monotonic() + 10 * (2.4 * self.steps_per_rev / self.home_speed + 3)
         with self._changed:
             while self._pico is None or self._pico["state"] == P.HOMING:
-                left = deadline - time.monotonic()
+                left = cap - time.monotonic()
                 if left <= 0 or self.link.state != CONNECTED:
                     return False
                 self._changed.wait(min(left, 0.1))

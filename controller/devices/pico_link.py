@@ -18,7 +18,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import serial
 from serial.tools import list_ports
@@ -45,6 +45,15 @@ class LinkTimings:
     backoff_max_s: float = 0.5
     wrong_firmware_retry_s: float = 3.0
     window: int = P.WINDOW
+
+    @classmethod
+    def from_section(cls, section: Mapping[str, Any]) -> "LinkTimings":
+        """The two limits ``[forest_floor]`` sets (``link_heartbeat_s``, ``link_lost_after_s``);
+        a hello may take as long as the link may stay silent, so a slow link (a Pico behind
+        a hub, an emulated one) that the maker gave more time gets it for hello too."""
+        lost = section["link_lost_after_s"]
+        return cls(heartbeat_s=section["link_heartbeat_s"], lost_after_s=lost,
+                   hello_timeout_s=max(cls.hello_timeout_s, lost))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> "LinkTimings":

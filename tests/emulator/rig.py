@@ -339,6 +339,16 @@ class PicoRig:
         """The floor stops turning while the STEP pulses go on."""
         return self.command("jam", on=on)
 
+    def bump(self, steps: int) -> dict[str, Any]:
+        """The floor is knocked ``steps`` on (negative: back) without a STEP pulse, a step at a
+        time, so the home sensor sees the mark if it passes."""
+        return self.command("bump", steps=steps)
+
+    def glitch(self, pin: int | None = None, us: float = 20) -> dict[str, Any]:
+        """A spike on the wire: input ``pin`` (default the home sensor's) flips to its other
+        level for ``us`` microseconds of emulated time, then goes back."""
+        return self.command("glitch", pin=self.home_pin if pin is None else pin, us=us)
+
     def hang(self, on: bool = True) -> dict[str, Any]:
         """The CPU stops executing (a hung loop); time, timers and the watchdog go on."""
         return self.command("hang", on=on)

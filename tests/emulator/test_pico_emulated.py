@@ -7,13 +7,16 @@ watchdog and Ctrl-C bytes during boot.
 """
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
 from controller.devices import pico_link
 from controller.devices.pico_link import CLOSED, CONNECTED, LinkTimings, PicoLink
 
+from . import rig as rig_module
 from .rig import PicoRig, node_missing_reason
 
 P = pico_link.P          # the protocol module, wherever it lives
@@ -280,6 +283,135 @@ def test_a_jammed_floor_is_reported_as_jam(rig, link):
         assert P.FAULT_NAMES[status["fault"]] == "jam", status
     finally:
         rig.jam(False)
+
+
+# --- the jam watch's rule on the real MicroPython: slips, bumps and glitches ---------------
+TOLERANCE = REV // 32      # the firmware's default without a CONFIG value: 12 steps, < half an ant
+TURNS = (6, -5, 7)         # three turns of the master's, from ant 14: the first passes the mark
+
+
+def a_game(link, rig) -> dict:
+    """Homed, and standing at ant 14 as a game might find the floor."""
+    home(link, rig, rotor_at=REV - 10)
+    return move_to(link, 14 * STEPS_PER_ANT)
+
+
+def three_turns(link) -> dict:
+    """The three turns (each MOVE_TO waited for); the status after the last, or after a fault."""
+    goal = 14 * STEPS_PER_ANT
+    status = {}
+    for ants in TURNS:
+        goal += ants * STEPS_PER_ANT
+        status = move_to(link, goal)
+        if status["state"] == P.FAULTED:
+            break
+    return status
+
+
+@pytest.mark.parametrize("bump", [13, 25, -13, -25])
+def test_a_slip_of_more_than_half_an_ant_after_homing_is_a_jam_within_three_turns(rig, link, bump):
+    a_game(link, rig)
+    rig.bump(bump)                            # 0.52 or 1.00 ant, on or back, behind the count
+    status = three_turns(link)
+    assert P.FAULT_NAMES[status["fault"]] == "jam" and not status["homed"], (bump, status)
+    assert link.request(P.MOVE_TO, P.pack_move_to(0), timeout=10).error == "not_homed"
+
+
+@pytest.mark.parametrize("bump", [5, -7, TOLERANCE])
+def test_a_smaller_slip_is_put_right_exactly_on_the_next_clockwise_pass(rig, link, bump):
+    a_game(link, rig)
+    rig.bump(bump)
+    status = three_turns(link)
+    goal = (14 + sum(TURNS)) * STEPS_PER_ANT
+    assert status["state"] == P.IDLE and status["homed"] and status["fault"] == P.NO_FAULT, status
+    assert status["position"] == goal
+    assert rig.state()["rotor"]["position"] % REV == goal % REV     # exactly where the count says
+
+
+@pytest.mark.parametrize("bump", [20, 6])
+def test_a_floor_bumped_mid_game_ends_in_a_jam_or_exactly_in_place(rig, host, bump):
+    """The host's serial back-end turns the game's floor; the rotor is knocked while a turn
+    runs, wherever it happens to be then. Never a silent offset: the turns end in a jam,
+    or with the floor exactly where the count says."""
+    from controller.devices.floor_serial import SerialForestFloor
+
+    host.close()
+    rig.rotor(steps_per_rev=REV, position=REV - 30, mark=0, width=MARK_WIDTH)
+    floor = SerialForestFloor(ants_around=ANTS, steps_per_ant=STEPS_PER_ANT,
+                              top_speed=TOP_SPEED, acceleration=ACCELERATION,
+                              homing_speed=HOME_SPEED, invert_direction=False,
+                              serial_port=rig.port, timings=LinkTimings.from_dict(SLOW_LINK))
+    try:
+        assert floor.link.wait_connected(BOOT_TIMEOUT), floor.link.message
+        floor.home()                          # (the Pico still counts from the last test's homing)
+        assert floor.wait_idle(60) and floor.status()["homed"], floor.status()
+        floor.rotate(12, "clockwise")
+        assert floor.wait_idle(60) and floor.status()["last_move"]["result"] == "done"
+        rig.clear_steps()
+        floor.rotate(8, "clockwise")          # 12 -> 4, over the mark
+        rig.wait_for(lambda st: st["steps"] >= 20, 60, "the turn under way")
+        rig.bump(bump)                        # knocked, mid-turn
+        results = []
+        assert floor.wait_idle(60)
+        results.append(floor.status()["last_move"]["result"])
+        if results[-1] == "done":
+            floor.rotate(ANTS, "clockwise")   # a whole turn: past the mark clockwise for sure
+            assert floor.wait_idle(60)
+            results.append(floor.status()["last_move"]["result"])
+        status = floor.status()
+        if results[-1] == "fault":
+            assert status["fault_code"] == "jam", status
+        else:
+            assert results == ["done", "done"] and status["homed"], (results, status)
+            assert rig.state()["rotor"]["position"] % REV == status["steps"] % REV, (
+                rig.state()["rotor"], status)
+        assert bump <= TOLERANCE or results[-1] == "fault"   # more than half an ant: a jam
+    finally:
+        floor.close()
+
+
+def test_a_glitch_on_the_home_wire_is_neither_home_nor_a_jam(rig, link):
+    rig.rotor(steps_per_rev=REV, position=100, mark=0, width=MARK_WIDTH)
+    rig.jam(False)
+    rig.clear_steps()
+    assert link.request(P.HOME, timeout=10).ok
+    rig.wait_for(lambda st: st["steps"] >= 50, 60, "homing under way")
+    rig.glitch(us=30)                         # a spike while the floor is far from the mark
+    status = wait_settled(link)
+    st = rig.state()
+    assert status["homed"] and st["rotor"]["on_mark"] and st["rotor"]["position"] % REV == 0
+    assert st["steps"] == REV - 100           # it stopped on the mark, not on the spike
+    move_to(link, 100)
+    rig.clear_steps()
+    assert link.request(P.MOVE_TO, P.pack_move_to(300), timeout=10).ok
+    rig.wait_for(lambda st: st["steps"] >= 50, 60, "the move under way")
+    rig.glitch(us=30)                         # mid-move, half a turn from the mark
+    status = wait_settled(link)
+    assert status["state"] == P.IDLE and status["fault"] == P.NO_FAULT and status["position"] == 300
+    assert rig.state()["glitches"] >= 2
+
+
+def test_the_jam_watch_rule_passes_its_shared_vectors_on_the_emulated_rp2040():
+    """The same vectors as on CPython and the unix port (tests/firmware/test_micropython.py)."""
+    import serial
+
+    here = Path(__file__).resolve().parent.parent / "firmware"
+    with PicoRig(files=[(Path(rig_module.firmware_dir()) / "markwatch.py", "markwatch.py")],
+                 extra_files={"main.py": (here / "mp_markwatch.py").read_bytes(),
+                              "markwatch_vectors.json": (here / "markwatch_vectors.json").read_bytes()}
+                 ) as pico:
+        ser = serial.Serial(pico.port, 115200, timeout=0.05)
+        try:
+            seen = b""
+            deadline = time.monotonic() + BOOT_TIMEOUT
+            while b"markwatch ok" not in seen and b"Error" not in seen:
+                assert time.monotonic() < deadline, seen[-500:]
+                seen += ser.read(4096)
+            seen += ser.read(4096)
+        finally:
+            ser.close()
+    cases = len(json.loads((here / "markwatch_vectors.json").read_text())["cases"])
+    assert f"markwatch ok {cases}".encode() in seen, seen[-800:].decode(errors="replace")
 
 
 def test_the_watchdog_resets_a_hung_loop(rig, host):
