@@ -15,9 +15,10 @@ the very step is not known) and how far the floor has surely turned (``reached``
 - a sighting counts once the sensor stayed active for ``confirm`` steps: a glitch on
   the wire (motor leads beside the sensor's) is shorter and is only counted;
 - a sighting farther than ``tolerance`` steps from every mark is MISPLACED: the
-  floor slipped or was pushed (``off`` says by how many steps, signed); so is a
-  sensor that stays active while the count runs on more than twice the tolerance
-  past the mark (the tolerance, and the mark's width: the floor stuck on its mark);
+  floor slipped or was pushed (``off`` says by how many steps, signed);
+- a sensor that stays active while the floor surely turned more than twice the
+  tolerance (room for the mark's width) is STUCK: the floor sits on its mark and
+  does not turn (``off``: the steps it stayed active for);
 - a mark whose whole tolerance window lies inside the move and that is not seen by
   the time the floor is ``tolerance`` past it is MISSED: the motor turned, the floor
   did not;
@@ -34,8 +35,8 @@ this on every loop pass with the heap locked in its tests. The GPIO floor passes
 floats for a fractional revolution; the same arithmetic holds.
 """
 
-OK, MISPLACED, MISSED = 0, 1, 2
-VERDICT_NAMES = ("ok", "misplaced", "missed")
+OK, MISPLACED, MISSED, STUCK = 0, 1, 2, 3
+VERDICT_NAMES = ("ok", "misplaced", "missed", "stuck")
 DEFAULT_CONFIRM = 2     # steps a sighting must last while the mark's width is not measured
 
 
@@ -61,6 +62,7 @@ class MarkWatch:
         self._open = False     # an activation not yet confirmed (or thrown away)
         self._lo = 0
         self._hi = 0
+        self._since = 0        # the step the sensor turned active at (the latest it can be)
         self._next = 0         # the next mark (its revolution number) the move must pass
         self._left = 0         # marks still to be seen
 
@@ -85,6 +87,7 @@ class MarkWatch:
         self._correction = 0
         self._active = active
         self._open = False
+        self._since = start
 
     def level(self, active, low, high):
         """The sensor turned ``active`` (or not) when the count was between ``low`` and
@@ -96,6 +99,7 @@ class MarkWatch:
             self._open = True
             self._lo = low
             self._hi = high
+            self._since = high if self.sign > 0 else low
         elif self._open:
             self._open = False
             # steps the sensor stayed active, the most the two windows allow
@@ -116,22 +120,22 @@ class MarkWatch:
             if self.verdict:
                 return self.verdict
         if self._active:
-            # the sensor sees the mark: the floor stands on it, within the tolerance of its
-            # place plus the mark's own width (narrower than the tolerance)
-            rev = self.revolution
-            d = steps - (2 * steps + rev) // (2 * rev) * rev
-            if d > 2 * self.tolerance or -d > 2 * self.tolerance:
-                self.verdict = MISPLACED
-                self.off = d
+            # the floor cannot stay on a mark narrower than the tolerance for twice as long
+            held = (steps - self._since) * self.sign
+            if held > 2 * self.tolerance:
+                self.verdict = STUCK
+                self.off = held
                 return self.verdict
         if self._left and (steps - self._next * self.revolution) * self.sign > self.tolerance:
             self.verdict = MISSED
         return self.verdict
 
     def take_correction(self):
-        """Steps to add to the count since the last call (0: none)."""
+        """Steps to add to the count since the last call (0: none); the caller adds them,
+        and every step it passes from then on is in the corrected count."""
         c = self._correction
         self._correction = 0
+        self._since += c
         return c
 
     def expected(self):

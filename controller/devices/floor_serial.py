@@ -76,8 +76,9 @@ class SerialForestFloor(ForestFloor):
         off the mark may be seen, and the mark's width (which sizes its glitch filter)."""
         super().__init__(ants_around, steps_per_ant)
         self.steps_per_rev = round(self.steps_per_ant * self.ants_around)
-        self.jam_tolerance = check_jam_tolerance(jam_tolerance_ants, self.steps_per_ant,
-                                                 self.ants_around, home_mark_steps)
+        # whole steps for the Pico, never more than asked
+        self.jam_tolerance = int(check_jam_tolerance(jam_tolerance_ants, self.steps_per_ant,
+                                                     self.ants_around, home_mark_steps))
         if self.jam_tolerance > 0xFFFF:
             raise ValueError(f"forest_floor.jam_tolerance_ants = {jam_tolerance_ants:g} is "
                              f"{self.jam_tolerance} steps; the Pico takes at most 65535")

@@ -36,17 +36,17 @@ after the listeners heard "moving")."""
 
 
 def check_jam_tolerance(tolerance_ants: float, steps_per_ant: float, ants_around: int,
-                        mark_steps: int = 0) -> int:
-    """The jam watch's tolerance in whole steps, after checking it makes sense: above 0,
+                        mark_steps: int = 0) -> float:
+    """The jam watch's tolerance in steps, after checking it makes sense: above 0,
     below half the rim, and wider than the home mark (``mark_steps``, 0: not measured),
     whose far side a counter-clockwise move sees first. Raises ValueError naming the keys."""
     if not 0 < tolerance_ants < ants_around / 2:
         raise ValueError(f"jam_tolerance_ants must be above 0 and below half the rim "
                          f"({ants_around / 2:g} ants), got {tolerance_ants}")
-    steps = round(tolerance_ants * steps_per_ant)
+    steps = tolerance_ants * steps_per_ant
     if mark_steps >= steps:
         raise ValueError(f"forest_floor.home_mark_steps = {mark_steps} is as wide as the jam "
-                         f"tolerance ({tolerance_ants:g} ants = {steps} steps): the mark must be "
+                         f"tolerance ({tolerance_ants:g} ants = {steps:g} steps): the mark must be "
                          "narrower (a smaller magnet or flag), or raise jam_tolerance_ants")
     return steps
 
