@@ -142,7 +142,7 @@ def ask_firmware_to_step_aside(port: str, timeout: float = 0.8) -> dict[str, Any
             if not ready:
                 continue
             for seq, mtype, payload in decoder.feed(ser.read(ser.in_waiting or 1)):
-                if mtype == P.HELLO_REPLY and not asked:
+                if mtype == P.HELLO_REPLY and not asked and P.unpack_hello_reply(payload):
                     hello = P.unpack_hello_reply(payload)
                     ser.write(P.encode_frame(1, P.REPL))
                     asked = True

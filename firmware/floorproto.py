@@ -275,6 +275,13 @@ def unpack_status(payload):
             "position": position, "target": target}
 
 
+def status_ok(payload):
+    """True when ``payload`` (STATUS, EVENT, or ERROR's status part) holds a status the
+    firmware can send: a frame that passed the CRC by chance can hold anything."""
+    return (len(payload) >= 11 and payload[0] < len(STATE_NAMES)
+            and payload[1] < len(FAULT_NAMES) and payload[2] < 2)
+
+
 def pack_error(code, status_payload):
     return struct.pack(">B", code) + status_payload
 

@@ -10,6 +10,7 @@ from any thread and wait on the returned ``Pending``.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import random
 import select
@@ -24,6 +25,8 @@ import serial
 from serial.tools import list_ports
 
 from ..firmware import floorproto as P
+
+log = logging.getLogger(__name__)
 
 PICO_VID = 0x2E8A          # Raspberry Pi (RP2040 boards running MicroPython)
 
@@ -219,6 +222,12 @@ class PicoLink:
                 self._serve()
             except (serial.SerialException, OSError) as exc:
                 self._lose(f"the Pico went away ({exc.__class__.__name__}: {exc})")
+            except Exception as exc:
+                # A bug, or a frame nothing foresaw: this thread is the link, so it never
+                # ends on it; the port is reopened and the Pico greeted afresh.
+                log.exception("the Pico link hit an unexpected error; reconnecting")
+                self._lose(f"the link hit an unexpected error ({exc.__class__.__name__}); "
+                           "reconnecting")
 
     def _connect(self) -> float | None:
         """Open, say hello, check the version. None on success, else seconds to wait (0: back-off)."""
@@ -288,11 +297,11 @@ class PicoLink:
             ready, _, _ = select.select([ser.fileno()], [], [], max(0.0, min(next_send, deadline) - now))
             if ready:
                 for seq, mtype, payload in decoder.feed(ser.read(ser.in_waiting or 1)):
-                    if mtype == P.HELLO_REPLY and len(payload) >= 5:
-                        hello = P.unpack_hello_reply(payload)
-                        if hello["session"] == session:
-                            self._hello_decoder = decoder
-                            return hello
+                    # whatever passed the CRC: only a reply echoing our session counts
+                    hello = P.unpack_hello_reply(payload) if mtype == P.HELLO_REPLY else None
+                    if hello is not None and hello["session"] == session:
+                        self._hello_decoder = decoder
+                        return hello
         return None
 
     def _serve(self) -> None:
@@ -354,11 +363,13 @@ class PicoLink:
     def _on_frame(self, seq: int, mtype: int, payload: bytes) -> bool:
         now = time.monotonic()
         self._last_rx = now
-        if mtype == P.EVENT and len(payload) >= 11:
-            self._status(P.unpack_status(payload))
+        if mtype == P.EVENT:
+            if P.status_ok(payload):
+                self._status(P.unpack_status(payload))
             return True
-        if mtype not in (P.STATUS, P.ERROR) or len(payload) < (11 if mtype == P.STATUS else 12):
-            return True
+        if mtype not in (P.STATUS, P.ERROR) or not P.status_ok(
+                payload if mtype == P.STATUS else payload[1:]):
+            return True                     # nothing the firmware sends: a CRC passed by chance
         reply = Reply(mtype, payload)
         if mtype == P.ERROR and payload[0] == P.ERR_NO_SESSION:
             self._lose("the Pico restarted")
