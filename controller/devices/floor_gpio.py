@@ -30,6 +30,7 @@ sensor's edges carry their own time, which the queued schedule turns into steps
 """
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -42,6 +43,8 @@ from ..firmware.markwatch import DEFAULT_CONFIRM, MISPLACED, MISSED, STUCK, Mark
 from .base import Section
 from .forest_floor import FloorBusy, ForestFloor, Launch, check_jam_tolerance
 from .step_wave import LG_TX_BUF, POLL_S, RESYNC_WIDTH, LgpioStepTx, WaveRun, wave_handle
+
+log = logging.getLogger(__name__)
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
@@ -146,7 +149,7 @@ class GpioForestFloor(ForestFloor):
                  stall_active_high: bool = True, pulse_width: float = 5e-6,
                  notify_every: int | None = None, jam_tolerance_ants: float = 0.5,
                  home_mark_steps: int = 0, step_timing: str = "auto",
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, driver: Any = None):
         """Speeds in steps per second, acceleration in steps per second².
 
         ``step_timing``: ``auto`` queues the pulses to lgpio's transmit thread when the
@@ -160,6 +163,8 @@ class GpioForestFloor(ForestFloor):
         ``home_mark_steps``: the mark's width as calibration measured it (0: not yet),
         which sizes the glitch filter: a sighting counts, and homing stops, only once
         the sensor read active on ``mark_confirm`` steps in a row.
+        ``driver``: a ``tmc2209.Tmc2209Keeper`` (owned from here on): before each motion
+        its settings are checked and, after a driver reset, written again.
         """
         super().__init__(ants_around, steps_per_ant)
         if step_timing not in STEP_TIMINGS:
@@ -171,6 +176,7 @@ class GpioForestFloor(ForestFloor):
         self.invert_direction = bool(invert_direction)
         self.pulse_width = float(pulse_width)
         self._clock = clock
+        self.driver = driver
         self.jam_tolerance = check_jam_tolerance(jam_tolerance_ants, self.steps_per_ant,
                                                  self.ants_around, home_mark_steps)
         self.mark_confirm = confirm_steps(home_mark_steps)
@@ -222,26 +228,33 @@ class GpioForestFloor(ForestFloor):
         """From the ``[forest_floor]`` section (docs/config.md names the keys); a pin of -1
         means that input is not wired. With ``tmc2209_uart`` the driver's StallGuard is set
         up first, so its DIAG (on ``stall_pin``) reports stalls."""
+        driver = None
         if section["tmc2209_uart"]:
             if section["stall_pin"] < 0:
                 raise ValueError("forest_floor.tmc2209_uart is set but stall_pin is -1: wire the "
                                  "TMC2209's DIAG to a GPIO (GPIO26) and set stall_pin = 26")
-            from .tmc2209 import set_up_stallguard
-            set_up_stallguard(section["tmc2209_uart"], address=section["tmc2209_address"],
-                              threshold=section["stall_threshold"],
-                              tcoolthrs=section["stall_tcoolthrs"])
-        return cls(section["step_pin"], section["dir_pin"], enable_pin=section["enable_pin"],
-                   home_pin=None if section["home_pin"] < 0 else section["home_pin"],
-                   stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
-                   ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
-                   top_speed=section["top_speed"], start_speed=section["start_speed"],
-                   acceleration=section["acceleration"], homing_speed=section["homing_speed"],
-                   invert_direction=section["invert_direction"],
-                   enable_active_low=section["enable_active_low"],
-                   home_active_low=section["home_active_low"],
-                   stall_active_high=section["stall_active_high"],
-                   jam_tolerance_ants=section["jam_tolerance_ants"],
-                   home_mark_steps=section["home_mark_steps"], pin_factory=pin_factory)
+            from .tmc2209 import Tmc2209Settings, open_keeper
+            settings = Tmc2209Settings.for_floor(section)      # checked before anything is sent
+            driver = open_keeper(section["tmc2209_uart"], settings)
+            log.info("forest floor driver: %s", settings.describe())
+        try:
+            return cls(section["step_pin"], section["dir_pin"], enable_pin=section["enable_pin"],
+                       home_pin=None if section["home_pin"] < 0 else section["home_pin"],
+                       stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
+                       ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
+                       top_speed=section["top_speed"], start_speed=section["start_speed"],
+                       acceleration=section["acceleration"], homing_speed=section["homing_speed"],
+                       invert_direction=section["invert_direction"],
+                       enable_active_low=section["enable_active_low"],
+                       home_active_low=section["home_active_low"],
+                       stall_active_high=section["stall_active_high"],
+                       jam_tolerance_ants=section["jam_tolerance_ants"],
+                       home_mark_steps=section["home_mark_steps"], pin_factory=pin_factory,
+                       driver=driver)
+        except Exception:
+            if driver is not None:
+                driver.close()
+            raise
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -273,6 +286,8 @@ class GpioForestFloor(ForestFloor):
         self._closed = True
         for device in reversed(self._devices):
             device.close()
+        if self.driver is not None:
+            self.driver.close()
 
     def status(self) -> dict[str, Any]:
         out = super().status()
@@ -313,7 +328,9 @@ class GpioForestFloor(ForestFloor):
         result: str = "fault"
         fault: str | None = "the floor's motor thread failed: turn it by hand"
         try:
-            result, fault = motion(*args)
+            fault = self._driver_ready()
+            if fault is None:
+                result, fault = motion(*args)
         finally:
             if result != "done":
                 # whole-ant moves go on from where the floor really is, not the old target
@@ -323,6 +340,20 @@ class GpioForestFloor(ForestFloor):
             with self._lock:
                 self._come_to_rest(result, fault)
             self._notify()
+
+    def _driver_ready(self) -> str | None:
+        """Before a motion: a TMC2209 reset since the last one (its motor supply cycled)
+        gets its settings again; a driver that does not answer is the fault, in words."""
+        if self.driver is None:
+            return None
+        from .tmc2209 import Tmc2209Error
+        try:
+            if self.driver.ensure():
+                log.warning("the TMC2209 was reset (its motor supply cycled?): its settings "
+                            "were written again")
+        except Tmc2209Error as exc:
+            return f"{exc}; turn the floor by hand"
+        return None
 
     def _release(self) -> None:
         """Coils off: the motor idles cool and the floor turns freely by hand."""
