@@ -127,11 +127,15 @@ def link(host):
     return host.open()
 
 
-def test_boot_then_potionpi_check_passes(rig, host, capsys):
+def test_boot_then_potionpi_check_passes(rig, host, capsys, tmp_path):
     from controller.cli import main
 
     host.close()                              # `potionpi check` wants the port to itself
-    code = main(["check", "--only", "pico", "--port", rig.port])
+    # the emulated chip is a slow link: its config says so, as a maker's would, and the
+    # check waits on the link's own limits (the fixture already saw the firmware answer)
+    config = tmp_path / "slow-link.toml"
+    config.write_text(f"[forest_floor]\nlink_lost_after_s = {SLOW_LINK['lost_after_s'] * 4}\n")
+    code = main(["check", "--config", str(config), "--only", "pico", "--port", rig.port])
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"firmware {rig.settings['FIRMWARE_VERSION']}" in out
