@@ -97,6 +97,7 @@ class Cauldron(Device):
         self._beam_changed = threading.Condition(self._lock)
         self.fault: str | None = None
         self._colour_fault = False
+        self._dazzle_told = False                  # the "colour sensor at full scale" notice
         self.drops_seen = 0
         self.glitches_ignored = 0
         self.last_drop_at: float | None = None
@@ -378,9 +379,24 @@ class Cauldron(Device):
                                            "message": f"The colour sensor failed: {exc}"})
             if colour is not None:
                 action["colour"] = colour
+            self._tell_dazzle(self.colour_sensor)
         with self._lock:
             self.last_drop_colour = action.get("colour")
         self._call(self.sink, action)
+
+    def _tell_dazzle(self, sensor: ColourSensor) -> None:
+        """A reading at full scale is no colour (the tablet asks); the maker hears why once
+        a spell, with the setting to change."""
+        if not sensor.last_saturated:
+            self._dazzle_told = False
+            return
+        if not self._dazzle_told:
+            self._dazzle_told = True
+            self._call(self.on_notice, {
+                "kind": "sensor",
+                "message": "The colour sensor was dazzled (its reading at full scale), so it "
+                           "cannot tell this drop's colour: choose it on the tablet, and "
+                           f"{sensor.fix_saturation}."})
 
     @staticmethod
     def _call(callback: Callable[[Any], None] | None, payload: Any) -> None:

@@ -297,6 +297,11 @@ class TableCheck:
             self.add("colour sensor", FAIL, f"{name} does not give a reading: {exc}",
                      "check its wiring and power")
             return
+        if sensor.saturated((r, g, b, c)):
+            self.add("colour sensor", FAIL, f"{name} reads at full scale (r={r} g={g} b={b} "
+                     f"clear={c}, full scale {sensor.saturation:g}): dazzled, it names no colour",
+                     sensor.fix_saturation + ", or shade the sensor from room light")
+            return
         self.add("colour sensor", PASS, f"{name}, reading r={r} g={g} b={b} clear={c}")
 
     # --- the forest floor -------------------------------------------------------
