@@ -211,6 +211,7 @@ class GpioForestFloor(ForestFloor):
             self._home_device_changed = self.home_in.pin.when_changed
             self.home_in.pin.when_changed = self._home_pin_changed
         self._steps = 0                  # motor steps from home, clockwise positive
+        self._runs: list[tuple[int, int | None]] = []   # the last mark scan's active runs
         self._target_ants = 0            # where whole-ant moves aim, so rounding never drifts
         self._stalled = threading.Event()
         self._stop = threading.Event()
@@ -310,6 +311,14 @@ class GpioForestFloor(ForestFloor):
 
     def _plan_steps(self, steps: int) -> Launch:
         return self._launch(self._move, steps, self.top_speed, False)
+
+    def _plan_scan(self, steps: int) -> Launch:
+        return self._launch(self._scan, steps)
+
+    def mark_runs(self) -> list[tuple[int, int | None]]:
+        if self.home_in is None:
+            raise NotImplementedError("this forest floor has no home sensor (forest_floor.home_pin)")
+        return list(self._runs)
 
     def _plan_home(self) -> Launch:
         if self.home_in is None:
@@ -561,6 +570,31 @@ class GpioForestFloor(ForestFloor):
         revolution = self.steps_per_ant * self.ants_around
         return MarkWatch(self._steps, self._steps + steps, revolution, self.jam_tolerance,
                          bool(self.home_in.is_active), self.steps_per_ant, self.mark_confirm)
+
+    def _scan(self, steps: int) -> Ending:
+        """``steps`` clockwise on the turn's own ramp, on the software loop so the sensor is
+        read before every step (the level after the one before): each run of active
+        readings noted. At speed, as in a game: a sensor that samples shows it most there."""
+        home_in = self.home_in
+        self._runs = []
+        if home_in is None or steps <= 0:
+            return "done", None
+        was = [bool(home_in.is_active)]
+
+        def sample() -> bool:
+            active = bool(home_in.is_active)
+            if active and not was[0]:
+                self._runs.append((self._steps, None))
+            elif was[0] and not active and self._runs and self._runs[-1][1] is None:
+                self._runs[-1] = (self._runs[-1][0], self._steps)
+            was[0] = active
+            return False
+        delays = ramp_delays(steps, self.start_speed, self.top_speed, self.acceleration)
+        how = self._drive(steps, delays, until=sample)
+        sample()                             # the level after the last step
+        if how == "stall":
+            return "fault", STALL
+        return how, None
 
     def _set_home_here(self) -> Ending:
         self._steps = 0

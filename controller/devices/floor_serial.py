@@ -210,6 +210,14 @@ class SerialForestFloor(ForestFloor):
         })
         return status
 
+    def mark_runs(self) -> list[tuple[int, int | None]]:
+        """Where the home sensor read active during the Pico's last move, as (rise, fall)
+        steps from home (fall None: still active at the end); for calibration."""
+        reply = self.link.request(P.MARKS)
+        if reply.mtype != P.MARKS_REPLY:
+            raise RuntimeError(f"the Pico did not say where it saw the mark ({reply.error})")
+        return P.unpack_marks(reply.payload)
+
     def close(self) -> None:
         with self._lock:
             self._cancel_give_up()

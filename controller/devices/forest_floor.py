@@ -90,6 +90,16 @@ class ForestFloor(Device):
         """Find the home mark; status goes homing → idle, or fault."""
         self._start_move(HOMING, {"home": True}, self._plan_home)
 
+    def mark_scan(self, steps: int) -> None:
+        """Turn ``steps`` clockwise with the home sensor watched on every step (calibration,
+        no jam verdicts); ``mark_runs()`` then says where it read active."""
+        self._start_move(MOVING, {"steps": steps}, lambda: self._plan_scan(steps))
+
+    def mark_runs(self) -> list[tuple[int, int | None]]:
+        """Where the home sensor read active during the last scan: (first step, first step
+        after) in steps from home, the second None if it still read active at the end."""
+        raise NotImplementedError("this forest floor has no home sensor to measure")
+
     def stop(self) -> None:
         """Halt at once (the tablet's big stop button)."""
         raise NotImplementedError
@@ -148,6 +158,11 @@ class ForestFloor(Device):
     def _plan_home(self) -> Launch:
         """Plan the search for the home mark."""
         raise NotImplementedError
+
+    def _plan_scan(self, steps: int) -> Launch:
+        """Plan a scan of the home mark; a back-end whose moves note the sensor anyway (the
+        Pico's) makes it a nudge."""
+        return self._plan_steps(steps)
 
     def _check_free(self) -> None:
         """Refuse a new move while one runs (a back-end that queues moves allows it)."""

@@ -75,7 +75,7 @@ class Reply:
 
     @property
     def ok(self) -> bool:
-        return self.mtype == P.STATUS
+        return self.mtype in (P.STATUS, P.MARKS_REPLY)
 
     @property
     def error(self) -> str | None:
@@ -83,7 +83,7 @@ class Reply:
 
     @property
     def status(self) -> dict[str, Any]:
-        return P.unpack_status(self.payload if self.ok else self.payload[1:])
+        return P.unpack_status(self.payload if self.mtype == P.STATUS else self.payload[1:])
 
 
 class Pending:
@@ -367,9 +367,12 @@ class PicoLink:
             if P.status_ok(payload):
                 self._status(P.unpack_status(payload))
             return True
-        if mtype not in (P.STATUS, P.ERROR) or not P.status_ok(
+        if mtype == P.MARKS_REPLY:
+            if not payload or len(payload) != 1 + 8 * payload[0]:
+                return True                 # nothing the firmware sends: a CRC passed by chance
+        elif mtype not in (P.STATUS, P.ERROR) or not P.status_ok(
                 payload if mtype == P.STATUS else payload[1:]):
-            return True                     # nothing the firmware sends: a CRC passed by chance
+            return True
         reply = Reply(mtype, payload)
         if mtype == P.ERROR and payload[0] == P.ERR_NO_SESSION:
             self._lose("the Pico restarted")
@@ -382,7 +385,9 @@ class PicoLink:
         self._rto = self._rto_base
         # A remembered reply resent after a loss may be older than statuses we have
         # already applied; only newer ones describe the floor now.
-        if self._status_seq == 0 or 0 < P.seq_behind(seq, self._status_seq) < 128:
+        if mtype == P.MARKS_REPLY:
+            pass                            # no status in it
+        elif self._status_seq == 0 or 0 < P.seq_behind(seq, self._status_seq) < 128:
             self._status_seq = seq
             self._status(reply.status)
         pending._finish(reply=reply)
