@@ -37,6 +37,8 @@ object and the garbage collector would stall the loop mid-move.
 Positions are steps from the home mark, positive = clockwise (``invert`` swaps the
 DIR level only, so positions keep their meaning).
 """
+from array import array
+
 import floorproto as P
 from homing import Homing, LEAVING, SEEKING
 from markwatch import DEFAULT_CONFIRM, MarkWatch
@@ -66,6 +68,10 @@ class Floor:
         self._watching = False     # this leg is watched
         self._leg_base = 0         # the position pulse 0 of this leg stands for (+ re-syncs)
         self.resyncs = 0           # re-syncs on the mark since boot (tests, diagnostics)
+        # where the sensor read active during the last leg, for MARKS (calibration): up to
+        # MAX_RUNS (rise, fall) pairs, fall NO_EDGE while it still reads active
+        self._runs = array("i", [0] * (2 * P.MAX_RUNS))
+        self._run_count = 0
         self._apply(steps_per_rev, top_speed, acceleration, home_speed, max_move, invert, 0, 0)
 
     def _apply(self, steps_per_rev, top_speed, acceleration, home_speed, max_move, invert,
@@ -154,7 +160,7 @@ class Floor:
                     break
                 st.queue(interval)
                 self._issued += self._dir
-            if self._watching and self._watch_mark():
+            if self._watch_mark():
                 self._fail(P.JAM)
                 return
             if ramp.remaining() == 0 and not st.busy():
@@ -202,25 +208,44 @@ class Floor:
             self._fail(P.HOME_NOT_FOUND)
 
     def _watch_mark(self):
-        """This pass's edges through the jam watch; True when the floor is not where its
-        steps say. The count is re-synced as the watch asks. Small ints only."""
+        """This pass's edges: noted for MARKS and, when the leg is watched, through the jam
+        watch; True when the floor is not where its steps say. The count is re-synced as
+        the watch asks. Small ints only."""
         st = self.stepper
         watch = self.watch
+        watching = self._watching
         # where the floor surely is, taken before the edges: every edge up to here is in
         made = self.position()
         edge = st.next_edge()
         while edge >= 0:
             at = self._leg_base + self._dir * (edge >> 1)
-            if watch.level((edge & 1) == 1, at, at):
-                return True
-            correction = watch.take_correction()
-            if correction:
-                self._leg_base += correction
-                self._issued += correction
-                made += correction
-                self.resyncs += 1
+            active = (edge & 1) == 1
+            self._note_run(active, at)
+            if watching:
+                if watch.level(active, at, at):
+                    return True
+                correction = watch.take_correction()
+                if correction:
+                    self._leg_base += correction
+                    self._issued += correction
+                    made += correction
+                    self.resyncs += 1
             edge = st.next_edge()
-        return watch.reached(made) != 0
+        return watching and watch.reached(made) != 0
+
+    def _note_run(self, active, at):
+        runs = self._runs
+        n = self._run_count
+        if active:
+            if n < P.MAX_RUNS and (n == 0 or runs[2 * n - 1] != P.NO_EDGE):
+                runs[2 * n] = at
+                runs[2 * n + 1] = P.NO_EDGE
+                self._run_count = n + 1
+        elif n and runs[2 * n - 1] == P.NO_EDGE:
+            runs[2 * n - 1] = at
+
+    def marks_payload(self):
+        return P.pack_marks(self._runs, self._run_count)
 
     # --- reports --------------------------------------------------------------
     def position(self):
@@ -241,6 +266,7 @@ class Floor:
         while st.next_edge() >= 0:
             pass                   # edges from before this leg: the floor stood still
         st.count_from_zero()
+        self._run_count = 0
         self._leg_base = self._issued
         self._watching = self.homed and self.jam_watch
         if self._watching:

@@ -28,6 +28,7 @@ CONFIG = 0x03     # steps_per_rev, top_speed, acceleration, home_speed, max_move
 MOVE_TO = 0x04    # target i32, absolute steps from home -> STATUS or ERROR
 HOME = 0x05       # (nothing)                         -> STATUS
 STOP = 0x06       # (nothing)                         -> STATUS
+MARKS = 0x07      # (nothing)                         -> MARKS_REPLY: the last move's sightings
 REPL = 0x0E       # leave the firmware for the REPL so mpremote can flash
 
 # --- message types: Pico -> host ---------------------------------------------
@@ -35,9 +36,12 @@ HELLO_REPLY = 0x81  # protocol u8, session u16, boot_id u16, firmware version (A
 STATUS = 0x82       # state u8, fault u8, homed u8, position i32, target i32
 ERROR = 0x83        # code u8, then a STATUS payload
 EVENT = 0x84        # STATUS payload, seq 0, sent unasked when state/fault/homed change
+MARKS_REPLY = 0x85  # count u8, then (rise i32, fall i32) per run the home sensor read active
 
 COMMAND_NAMES = {HELLO: "hello", PING: "ping", CONFIG: "config", MOVE_TO: "move_to",
-                 HOME: "home", STOP: "stop", REPL: "repl"}
+                 HOME: "home", STOP: "stop", MARKS: "marks", REPL: "repl"}
+MAX_RUNS = 4               # sightings a move keeps for MARKS (calibration turns one turn a move)
+NO_EDGE = 0x7FFFFFFF       # a run whose sensor was still active when the move ended
 
 # --- floor states, faults and refusals ---------------------------------------
 IDLE, MOVING, HOMING, FAULTED = 0, 1, 2, 3
@@ -280,6 +284,25 @@ def status_ok(payload):
     firmware can send: a frame that passed the CRC by chance can hold anything."""
     return (len(payload) >= 11 and payload[0] < len(STATE_NAMES)
             and payload[1] < len(FAULT_NAMES) and payload[2] < 2)
+
+
+def pack_marks(runs, count):
+    """MARKS_REPLY's payload from ``runs`` (rise, fall, rise, fall, ...) and their count."""
+    out = struct.pack(">B", count)
+    for i in range(count):
+        out += struct.pack(">ii", runs[2 * i], runs[2 * i + 1])
+    return out
+
+
+def unpack_marks(payload):
+    """[(rise, fall or None), ...]: the steps (from home) at which the sensor turned active
+    and let go again, in the order the move met them."""
+    count = payload[0] if payload else 0
+    runs = []
+    for i in range(min(count, (len(payload) - 1) // 8)):
+        rise, fall = struct.unpack(">ii", payload[1 + 8 * i:9 + 8 * i])
+        runs.append((rise, None if fall == NO_EDGE else fall))
+    return runs
 
 
 def pack_error(code, status_payload):

@@ -355,7 +355,7 @@ class Cauldron(Device):
     def _stuck_beam_message(self, dark_for: float) -> str:
         return (f"The drop sensor has been dark for {dark_for:.1f} s (more than "
                 f"{self.stuck_s:g} s): a drop may be stuck in the spout, or the beam is "
-                "blocked or unplugged. Nothing was counted as a drop.")
+                "blocked, or its emitter unplugged. Nothing was counted as a drop.")
 
     # --- the twist-grip -------------------------------------------------------
     def _on_detent(self, step: int) -> None:
