@@ -116,15 +116,20 @@ def gpio_floor(factory, rotor_class=Rotor, **rotor):
     return floor
 
 
-def test_calibration_measures_the_mark_and_saves_its_width():
+def calibrate_on_a_disc(rotor_class=Rotor, say=lambda s: None, **rotor):
+    """The whole calibration on a GPIO floor over a model disc; its result."""
     factory = MockFactory(pin_class=RecordingPin)
-    floor = gpio_floor(factory, mark_width=3)
-    said = []
+    floor = gpio_floor(factory, rotor_class, **rotor)
     try:
-        result = calibrate_floor(floor, scripted(""), said.append, tolerance_ants=0.5)
+        return calibrate_floor(floor, scripted(""), say, tolerance_ants=0.5)
     finally:
         floor.close()
         factory.close()
+
+
+def test_calibration_measures_the_mark_and_saves_its_width():
+    said = []
+    result = calibrate_on_a_disc(mark_width=3, say=said.append)
     assert result.mark is not None and result.mark.widths == [3, 3, 3]
     assert result.mark.spread == 0
     assert result.as_config() == {"steps_per_ant": SPA, "home_mark_steps": 3}
@@ -132,39 +137,21 @@ def test_calibration_measures_the_mark_and_saves_its_width():
 
 
 def test_a_sensor_that_samples_instead_of_watching_is_refused_in_words():
-    factory = MockFactory(pin_class=RecordingPin)
-    floor = gpio_floor(factory, SamplingRotor, mark_width=3, every=5)
-    try:
-        with pytest.raises(CalibrationAborted) as refused:
-            calibrate_floor(floor, scripted(""), lambda s: None, tolerance_ants=0.5)
-    finally:
-        floor.close()
-        factory.close()
+    with pytest.raises(CalibrationAborted) as refused:
+        calibrate_on_a_disc(SamplingRotor, mark_width=3, every=5)
     text = str(refused.value)
     assert "samples the field" in text and "DRV5032" in text
     assert "DRV5033" in text and "optical slot sensor" in text and "nothing saved" in text
 
 
 def test_a_sensor_that_flickers_on_the_mark_is_refused():
-    factory = MockFactory(pin_class=RecordingPin)
-    floor = gpio_floor(factory, GappedRotor)
-    try:
-        with pytest.raises(CalibrationAborted, match="switched 2 times in turn 1 instead of once"):
-            calibrate_floor(floor, scripted(""), lambda s: None, tolerance_ants=0.5)
-    finally:
-        floor.close()
-        factory.close()
+    with pytest.raises(CalibrationAborted, match="switched 2 times in turn 1 instead of once"):
+        calibrate_on_a_disc(GappedRotor)
 
 
 def test_a_mark_as_wide_as_the_jam_tolerance_is_refused():
-    factory = MockFactory(pin_class=RecordingPin)
-    floor = gpio_floor(factory, mark_width=4)         # half an ant of 8 steps: 4
-    try:
-        with pytest.raises(CalibrationAborted, match="4 steps wide, as wide as the jam tolerance"):
-            calibrate_floor(floor, scripted(""), lambda s: None, tolerance_ants=0.5)
-    finally:
-        floor.close()
-        factory.close()
+    with pytest.raises(CalibrationAborted, match="4 steps wide, as wide as the jam tolerance"):
+        calibrate_on_a_disc(mark_width=4)            # half an ant of 8 steps: 4
 
 
 def test_on_the_pico_the_firmware_notes_where_it_saw_the_mark():
