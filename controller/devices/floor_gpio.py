@@ -337,8 +337,10 @@ class GpioForestFloor(ForestFloor):
         result: str = "fault"
         fault: str | None = "the floor's motor thread failed: turn it by hand"
         try:
-            fault = self._driver_ready()
-            if fault is None:
+            refused = self._driver_ready()
+            if refused is not None:
+                fault = refused
+            else:
                 result, fault = motion(*args)
         finally:
             if result != "done":
