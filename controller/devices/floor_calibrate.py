@@ -183,6 +183,8 @@ def measure_mark(floor: Any, revolution: int, say: Callable[[str], None], timeou
         rise, fall = whole[0]
         offsets.append(rise - turn * revolution)
         widths.append(fall - rise)
+    floor.move_steps(revolution - revolution // 2)   # on to the mark again, where it began
+    _wait(floor, timeout)
     report = MarkReport(offsets=offsets, widths=widths, turns=turns)
     where = ", ".join(f"{o:+d}" for o in offsets)
     say(f"The sensor saw the mark on {turns} of {turns} turns, {report.width} steps wide "
