@@ -52,6 +52,9 @@ F_CLK = 12_000_000          # the internal clock TSTEP and TCOOLTHRS count in
 MICROSTEPS = (256, 128, 64, 32, 16, 8, 4, 2, 1)      # by CHOPCONF.MRES
 PIN_MICROSTEPS = {0: 8, 1: 32, 2: 64, 3: 16}         # by address (MS2 << 1 | MS1)
 ARM_ABOVE_HOMING = 1.5      # StallGuard armed only above this many times homing speed
+REPLY_TIMEOUT_S = 0.1
+"""How long a read waits for the chip's reply: a TMC2209 answers within a millisecond or
+two; the tests' chip model on a pty, on a machine under load, gets longer."""
 
 __all__ = ["Tmc2209", "Tmc2209Error", "Tmc2209Keeper", "Tmc2209Settings", "crc8", "open_keeper",
            "tcoolthrs_for", "set_up_stallguard"]
@@ -140,12 +143,12 @@ class Tmc2209Settings:
 class Tmc2209:
     """One TMC2209 on a pyserial port (``serial.Serial`` or ``serial_for_url``)."""
 
-    def __init__(self, port: Any, address: int = 0, *, reply_timeout: float = 0.1):
+    def __init__(self, port: Any, address: int = 0, *, reply_timeout: float | None = None):
         if not 0 <= address <= 3:
             raise ValueError(f"a TMC2209's UART address is 0 to 3 (MS1/MS2), got {address}")
         self.port = port
         self.address = address
-        self.reply_timeout = reply_timeout
+        self.reply_timeout = REPLY_TIMEOUT_S if reply_timeout is None else reply_timeout
 
     def write(self, register: int, value: int) -> None:
         frame = bytearray([SYNC, self.address, register | 0x80, *value.to_bytes(4, "big")])
@@ -217,7 +220,7 @@ class Tmc2209Keeper:
     """Keeps a TMC2209's settings in it: ``ensure()`` (before each move) reads GSTAT and
     writes everything again after a reset. Owns its open port; ``close()`` frees it."""
 
-    def __init__(self, port: Any, settings: Tmc2209Settings, *, reply_timeout: float = 0.1):
+    def __init__(self, port: Any, settings: Tmc2209Settings, *, reply_timeout: float | None = None):
         self.port = port
         self.settings = settings
         self.chip = Tmc2209(port, settings.address, reply_timeout=reply_timeout)

@@ -98,6 +98,15 @@ class ChipOnPty:
         os.close(self.master)
 
 
+@pytest.fixture(autouse=True)
+def patient_reads(monkeypatch):
+    """The chip here is a Python thread on a pty: on a machine under load its reply can take
+    far longer than a real TMC2209's millisecond, so reads wait for it longer (a silent
+    chip is still found silent, only later)."""
+    from controller.devices import tmc2209
+    monkeypatch.setattr(tmc2209, "REPLY_TIMEOUT_S", 3.0)
+
+
 @pytest.fixture
 def chip():
     c = ChipOnPty(address=2)
