@@ -213,7 +213,7 @@ class SerialForestFloor(ForestFloor):
     def mark_runs(self) -> list[tuple[int, int | None]]:
         """Where the home sensor read active during the Pico's last move, as (rise, fall)
         steps from home (fall None: still active at the end); for calibration."""
-        reply = self.link.request(P.MARKS)
+        reply = self.link.request(P.MARKS, timeout=self._reply_s)
         if reply.mtype != P.MARKS_REPLY:
             raise RuntimeError(f"the Pico did not say where it saw the mark ({reply.error})")
         return P.unpack_marks(reply.payload)
@@ -482,7 +482,8 @@ class SerialForestFloor(ForestFloor):
         flags = (P.FLAG_INVERT if self.invert else 0) | (0 if watch else P.FLAG_NO_JAM_WATCH)
         reply = self.link.request(P.CONFIG, P.pack_config(
             self.steps_per_rev, self.top_speed, self.acceleration, self.home_speed,
-            2 * self.steps_per_rev, flags, self.jam_tolerance, self.mark_confirm))
+            2 * self.steps_per_rev, flags, self.jam_tolerance, self.mark_confirm),
+            timeout=self._reply_s)
         if reply.ok:
             self._sent_watch = watch
         elif reply.error != "busy":     # busy: the Pico is still on a move; sent again before the next
@@ -557,6 +558,12 @@ class SerialForestFloor(ForestFloor):
         if self._move_from is not None:
             self._move_from += shift
 
+    @property
+    def _reply_s(self) -> float:
+        """How long a reply may take: a lost link fails the wait at once (LinkDown), so this
+        only has to outlast a slow one (the link may stay silent for lost_after_s)."""
+        return max(5.0, 2 * self.link.timings.lost_after_s)
+
     def _submit_motion(self, generation: int, mtype: int, payload: bytes = b"",
                        callback: Any = None) -> Pending | None:
         """Send a command that moves the floor, unless a stop, a give-up or the end of the
@@ -589,14 +596,14 @@ class SerialForestFloor(ForestFloor):
             if pending is None:
                 return False
             self._home_unseen = True
-            pending.wait(5.0)
+            pending.wait(self._reply_s)
         # Statuses arrive in the Pico's order, so the first one after the HOME reply
         # that is not "homing" is the end of this homing. The Pico judges how long its
         # homing may take, on its own clock (home_not_found after 1.2 turns, or twice its
         # plan), and a hung Pico is reset by its watchdog, which ends the link: so the
         # host waits on the Pico's word, never on its own clock (a slow link would make
         # that lie). The cap only guards against a firmware that never says.
-        cap = time.monotonic() + 10 * (2.4 * self.steps_per_rev / self.home_speed + 3)
+        cap = time.monotonic() + 600 + 10 * 2.4 * self.steps_per_rev / self.home_speed
         with self._changed:
             while self._pico is None or self._pico["state"] == P.HOMING:
                 left = cap - time.monotonic()
@@ -650,4 +657,4 @@ class SerialForestFloor(ForestFloor):
         with self._lock:
             goal = round(self._goal)
         pending = self._submit_motion(generation, P.MOVE_TO, P.pack_move_to(goal))
-        return None if pending is None else pending.wait(5.0)
+        return None if pending is None else pending.wait(self._reply_s)
