@@ -91,7 +91,8 @@ def _floor(config: Config, ask: Ask, say: Say) -> dict[str, Any]:
         raise ConfigError(f"{config.source}: forest_floor.backend is \"none\"; choose \"gpio\" or "
                           "\"serial\" to calibrate the motor")
     try:
-        result = calibrate_floor(floor, ask, say)
+        result = calibrate_floor(floor, ask, say,
+                                 tolerance_ants=config["forest_floor"]["jam_tolerance_ants"])
     finally:
         floor.close()
     return result.as_config()

@@ -10,7 +10,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import __version__
 from .config import SCHEMA, Config, ConfigError, default_data_dir, default_file, is_pin
@@ -145,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--port", help="serial port of the Pico (default: the config's, else found by USB id)")
     check.add_argument("--wait", type=float, default=15.0, metavar="SECONDS",
                        help="how long to wait for you to turn the grip or drop a ball (default 15)")
+    check.add_argument("--yes", action="store_true",
+                       help="let the forest floor turn for its homing check without asking")
 
     cal = sub.add_parser("calibrate", help="calibrate a device: drop colours or forest-floor steps")
     common(cal, data_dir=False)
@@ -514,6 +516,15 @@ def cmd_repair(args: argparse.Namespace) -> int:
     return repair(_db_path(args), sys.stdout, args.resume)
 
 
+def _input(question: str, say: Callable[[str], None]) -> str:
+    """One answer from the person at the terminal ("" at the end of input)."""
+    say(question)
+    try:
+        return input()
+    except EOFError:
+        return ""
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .service import preflight
     from .service.check import TableCheck
@@ -529,8 +540,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         (lambda text: print(text, flush=True))
     if sim and not args.sim:
         say("potionpi: this machine has no GPIO: checking simulated devices")
+    ask = None                      # nobody to answer: a real floor is not turned
+    if args.yes:
+        ask = lambda question: "yes"                # noqa: E731
+    elif sys.stdin.isatty():
+        ask = lambda question: _input(question, say)   # noqa: E731
     checker = TableCheck(config, sim=sim, sim_fault=args.sim_fault, pico_port=args.port,
-                         wait_s=args.wait, prompt=say, only=args.only,
+                         wait_s=args.wait, prompt=say, only=args.only, ask=ask,
                          on_result=None if args.json else lambda r: print(r.line(), flush=True))
     results = checker.run()
     if args.json:

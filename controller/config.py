@@ -235,18 +235,29 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "tmc2209_uart": Key("", "Serial port wired to a TMC2209's PDN_UART (e.g. /dev/serial0): potionpi "
                                 "writes its StallGuard settings at start, so DIAG reports stalls on "
                                 "stall_pin. Empty: no UART (gpio backend)."),
-        "tmc2209_address": Key(0, "The TMC2209's UART address, set by its MS1/MS2 pins (gpio backend).",
+        "tmc2209_address": Key(0, "The TMC2209's UART address, set by its MS1/MS2 pins, which also set "
+                                  "its microsteps unless tmc2209_microsteps says (gpio backend).",
                                int, low=0, high=3),
+        "tmc2209_microsteps": Key(0, "Microsteps the TMC2209 is set to over its UART (mstep_reg_select "
+                                     "and MRES), so its address no longer changes them; 0: as MS1/MS2 "
+                                     "set them (address 0: 8, 1: 32, 2: 64, 3: 16) (gpio backend, with "
+                                     "tmc2209_uart).", int, choices=(0, 1, 2, 4, 8, 16, 32, 64, 128, 256)),
         "stall_threshold": Key(70, "TMC2209 SGTHRS: a stall is flagged when the load value falls to twice "
                                    "this; higher is more sensitive (gpio backend, with tmc2209_uart).",
                                int, low=0, high=255),
-        "stall_tcoolthrs": Key(0xFFFFF, "TMC2209 TCOOLTHRS: StallGuard works while the step interval "
-                                        "TSTEP (in 1/12 MHz per 1/256 microstep) is at most this; "
-                                        "1048575: at every speed (gpio backend, with tmc2209_uart).",
-                               int, low=0, high=0xFFFFF),
+        "stall_tcoolthrs": Key(0, "TMC2209 TCOOLTHRS: StallGuard works while the step interval TSTEP "
+                                  "(in 1/12 MHz per 1/256 microstep) is at most this; 0: armed only "
+                                  "above 1.5 x homing_speed (slower, its reading means little); a "
+                                  "value that arms it at homing speed is refused (gpio backend, "
+                                  "with tmc2209_uart).", int, low=0, high=0xFFFFF),
         "jam_tolerance_ants": Key(0.5, "How far from where it should be (in ants) the home mark may pass "
                                        "the sensor before a move counts as a jam; the mark must be "
-                                       "narrower than this (gpio backend).", float, low=0.05, high=4),
+                                       "narrower than this (gpio and serial backends).",
+                                  float, low=0.05, high=4),
+        "home_mark_steps": Key(0, "How many steps the home sensor sees the mark for, as `potionpi "
+                                  "calibrate floor` measured it; sizes the glitch filter (half of "
+                                  "it). 0: not measured, 2 steps (gpio and serial backends).",
+                               int, low=0, high=100000),
         "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
         "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
                                    "backends).", float, low=1, high=50000),

@@ -23,7 +23,7 @@ QUIT_WORDS = {"q", "quit"}
 
 
 class CalibrationCancelled(Exception):
-    """The maker typed quit; nothing was learned."""
+    """The maker typed quit (or the sensor cannot be calibrated as set); nothing was learned."""
 
 
 def run_colour_calibration(sensor: ColourSensor, cauldron_beam_waiter: BeamWaiter, ask: Ask, say: Say, *,
@@ -85,6 +85,14 @@ def _sample_colour(sensor: ColourSensor, wait: BeamWaiter, ask: Ask, say: Say, c
                 return None
             continue
         reading = sensor.read_drop()
+        saturated = getattr(sensor, "saturated", None)
+        if saturated is not None and saturated(reading):
+            # the brightest channel was cut off: its share, and so the colour, would be wrong
+            raise CalibrationCancelled(
+                f"the colour sensor reads at full scale ({max(reading)} of "
+                f"{sensor.saturation:g} counts) with the {colour} drop under it, so it cannot "
+                f"tell colours apart: {sensor.fix_saturation}, then calibrate again; the config "
+                "was not changed")
         if reading[3] < min_clear:
             say("The sensor saw almost no light: is the drop under it, and the light on? "
                 "Drop it again.")

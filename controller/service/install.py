@@ -30,7 +30,7 @@ import tomlkit
 
 from .. import __version__
 from ..cli import UsageError
-from ..config import SCHEMA, default_file
+from ..config import SCHEMA, Config, default_file
 from .discovery import AVAHI_FILE, avahi_service
 
 UNIT_NAME = "potionpi.service"
@@ -60,6 +60,7 @@ class Setup:
     groups: list[str] = field(default_factory=list)   # the GROUPS this system has
     config_from: Path | None = None   # an existing config to copy to /etc/potionpi.toml
     config_port: int | None = None    # web.port of the config the service will read
+    uart: str = ""                    # forest_floor.tmc2209_uart of that config ("" : none)
     https_port: int | None = None     # the HTTPS port the service will serve (a certificate is there)
 
     @property
@@ -92,7 +93,21 @@ class Setup:
         return cls(user=name, group=grp.getgrgid(entry.pw_gid).gr_name, home=Path(entry.pw_dir),
                    exe=potionpi_command(), port=port, groups=existing_groups(),
                    config_from=source, config_port=configured_port(source),
-                   https_port=secure_port(source))
+                   uart=configured_uart(source), https_port=secure_port(source))
+
+
+def _service_config(source: Path | None, root: Path) -> Config | None:
+    """The config the service will read: the one copied in, else the existing
+    /etc/potionpi.toml (a bad one is reported by `potionpi config --check`, not here)."""
+    from ..config import ConfigError
+
+    path = source or root / CONFIG_FILE.lstrip("/")
+    if source is None and not path.exists():
+        return None
+    try:
+        return Config.load(path)
+    except ConfigError:
+        return None
 
 
 def configured_port(source: Path | None, root: Path = Path("/"), key: str = "port") -> int | None:
@@ -110,6 +125,16 @@ def configured_port(source: Path | None, root: Path = Path("/"), key: str = "por
         return None
 
 
+def configured_uart(source: Path | None, root: Path = Path("/")) -> str:
+    """forest_floor.tmc2209_uart of the config the service will read, when its GPIO floor
+    drives a TMC2209 over it ("" otherwise): the unit then allows that serial device."""
+    config = _service_config(source, root)
+    if config is None:
+        return ""
+    floor = config["forest_floor"]
+    return floor["tmc2209_uart"] if floor["backend"] == "gpio" else ""
+
+
 def secure_port(source: Path | None, root: Path = Path("/")) -> int | None:
     """The HTTPS port the service will serve, once `potionpi tls` made the table's
     certificate in the service's data dir (docs/https.md); None before that, or when off."""
@@ -118,6 +143,7 @@ def secure_port(source: Path | None, root: Path = Path("/")) -> int | None:
     if not certs.ready(root / DATA_DIR.lstrip("/")):
         return None
     return configured_port(source, root, "https_port") or None
+
 
 
 def potionpi_command() -> list[str]:
@@ -218,6 +244,13 @@ def unit_text(setup: Setup) -> str:
         "DeviceAllow=char-ttyACM rw",
         "DeviceAllow=char-i2c rw",
         "DeviceAllow=/dev/gpiomem rw",
+    ]
+    if setup.uart:
+        from ..devices.uart import device_classes
+        lines.append(f"# the TMC2209's UART (forest_floor.tmc2209_uart = {setup.uart}); "
+                     "install again if it changes")
+        lines += [f"DeviceAllow={c} rw" for c in device_classes(setup.uart)]
+    lines += [
         "ProtectKernelTunables=yes",
         "ProtectKernelModules=yes",
         "ProtectKernelLogs=yes",
@@ -361,6 +394,11 @@ def install(setup: Setup, out: IO[str], *, root: Path = Path("/"), dry_run: bool
     if missing:
         out.write(f"note: this system has no group {', '.join(missing)}; the service runs "
                   "without it (a Raspberry Pi OS system has all three)\n")
+    if setup.uart:
+        from ..devices.uart import uart_problem
+        problem = uart_problem(setup.uart)
+        if problem:
+            out.write(f"warning: {problem}\n")
     commands = [["udevadm", "control", "--reload-rules"],
                 ["udevadm", "trigger", "--subsystem-match=tty"],
                 ["systemctl", "daemon-reload"],
