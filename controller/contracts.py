@@ -56,6 +56,7 @@ class Session(TypedDict):
     legal_actions: list[Action]
     legal_actions_complete: bool
     prompt: str                    # what the table does next, in a sentence (``Game.prompt``)
+    told: list[str]                # what the last action did, sentence by sentence (``Game.announce``)
     can_undo: bool                 # {"type": "undo"} would be taken now (``Game.can_undo``)
     undo_label: str | None         # what it takes back, in words ("Linus's basket"), or None
     outcome: OutcomeJSON | None

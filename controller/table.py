@@ -19,7 +19,7 @@ import time
 from collections import deque
 from typing import Any, Callable, cast
 
-from . import games
+from . import games, records
 from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .games.fields import whole
@@ -119,6 +119,8 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
             "legal_actions": engine.legal_actions(state),
             "legal_actions_complete": engine.legal_actions_complete,
             "prompt": engine.prompt(state),
+            # what the last action did, sentence by sentence: the game log's words
+            "told": records.told(game, state.get("told"), players),
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
             "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
