@@ -2,13 +2,16 @@
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder). The
 // shell owns what every game has: the prompt and the one undo button, from the session
-// (a game may place the button on its board: ctx.undo; else it sits in the top bar).
+// (a game may place the button on its board: ctx.undo; else it sits in the top bar), and
+// the story: the "what just happened" line with its read-aloud switch (story.js; a game
+// may place it: ctx.told; else it sits under the top bar).
 import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
 import { cue } from "./cues.js";
-import { setupSheet, sheetSeen } from "./sheet.js";
+import { openSheet, setupSheet, sheetSeen } from "./sheet.js";
+import { onOpenLog, showStory, storyLine } from "./story.js";
 import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
@@ -27,6 +30,7 @@ function accept(session) {
   const before = current;
   current = session;
   awake.want(!session.outcome);
+  showStory(session, before);
   draw();
   sheetSeen(session);
   cueFor(before, session);
@@ -118,9 +122,12 @@ async function drawGame(session) {
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
+  storyLine.hidden = false;
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
-                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton });
+                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
+                              told: storyLine });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
+  if (!root.contains(storyLine)) $(".topbar").after(storyLine);   // nor the story line
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
   firstDrawn();
@@ -222,6 +229,7 @@ function showStart() {
   $("#btn-back").hidden = !current;
   $("#btn-new-game").hidden = true;
   undoButton.hidden = true;
+  storyLine.hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)."
@@ -372,6 +380,7 @@ function main() {
   if (!boot.session) draw();
   trackTopbar();
   setupSheet(boot.games);
+  onOpenLog(() => openSheet("log"));
   setupFirmware(boot.firmware);
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its

@@ -6,12 +6,9 @@ import { el } from "/static/js/ui.js";
 import { showSeats } from "/static/js/seats.js";
 import { STEPS, cap, chip, chips, ingredientTable, seatMark, timer } from "./common.js";
 
-let spokenKey = null;           // the Unknown last read aloud (read once per draw)
 const picks = {};               // what is being chosen on screen: key -> {ingredient: n}
 let composer = null;            // the experiment being set out: {key, herb, special, gems}
 let boardSeen = null;           // the game whose winner card was closed with "See the board"
-
-const soundOn = () => localStorage.getItem("elixir-sound") === "on";
 
 export function render(root, session, ctx) {
   const state = session.state;
@@ -23,13 +20,13 @@ export function render(root, session, ctx) {
     el("section.ex-stage.panel", { id: "ex-stage", "aria-live": "polite" },
       header(state, names),
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
-      decisions(state, session, ctx, info, names, actions)),
-    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state), soundButton(ctx, state)),
+      decisions(state, session, ctx, info, names, actions),
+      ctx.told),          // the shell's "what just happened" line (read aloud from there: 🔈)
+    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state)),
       tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
     state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
-  readAloud(state);
 }
 
 // --- the head: round, whose turn, the steps of a turn -----------------------------------------
@@ -60,7 +57,7 @@ function dieBox(state, names) {
       hit: "✗ it strikes", miss: "✓ nothing happens" }[d.result] || d.result) : null);
 }
 
-// --- the Unknown just drawn (read aloud when sound is on) -------------------------------------------
+// --- the Unknown just drawn (the shell reads it aloud when that is on: it is in the story) -------------
 function unknownCard(state, names) {
   const u = state.unknown;
   if (!u) return el("div.ex-unknown.empty", {}, el("small", {}, `${state.unknowns_left} Unknowns in the stack`));
@@ -70,29 +67,6 @@ function unknownCard(state, names) {
     el("h3", {}, `${names[u.seat]} meets ${u.name}`, u.kind === "hire" ? el("span.ex-price", {}, ` hire: ${u.price} gold`) : null),
     el("p.ex-unknown-text", {}, u.text),
     u.result ? el("p.ex-unknown-result", {}, words[u.result] || u.result) : null);
-}
-
-function readAloud(state) {
-  const u = state.unknown;
-  const key = u ? `${u.id}:${u.seat}:${state.round}:${state.unknowns_left}` : null;
-  if (!u || key === spokenKey) return;
-  spokenKey = key;
-  if (!soundOn() || !("speechSynthesis" in window)) return;
-  try {
-    window.speechSynthesis.cancel();
-    window.speechSynthesis.speak(new SpeechSynthesisUtterance(`${u.name}. ${u.text}`));
-  } catch (_) { /* no voice on this tablet: the card stays on screen */ }
-}
-
-function soundButton(ctx, state) {
-  return el("button.big-button.quiet.ex-sound", { type: "button", id: "ex-sound", "aria-pressed": String(soundOn()),
-    onclick: () => {
-      localStorage.setItem("elixir-sound", soundOn() ? "off" : "on");
-      ctx.toast(soundOn() ? "The tablet reads the Unknowns aloud." : "Sound off: the Unknowns are shown only.");
-      if (soundOn()) { spokenKey = null; readAloud(state); }
-      document.querySelector("#ex-sound").setAttribute("aria-pressed", String(soundOn()));
-      document.querySelector("#ex-sound").textContent = soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off";
-    } }, soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off");
 }
 
 /** Each wizard's brew cards and formula table are on his own phone: the QR codes (PIN first). */

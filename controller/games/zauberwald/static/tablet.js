@@ -38,7 +38,8 @@ function draw() {
   const stage = STAGES[state.phase] || stageOver;
   const parts = stage(state, session, ctx, names);
   const tree = el("div.zw", { id: "zw", dataset: { phase: state.phase } },
-    el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
+    el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body,
+      ctx.told),          // the shell's "what just happened" line, under the step's buttons
     el("aside.zw-side", {},
       ctx.undo,
       floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
