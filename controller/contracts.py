@@ -43,6 +43,7 @@ class OutcomeJSON(TypedDict, total=False):
     reason: str
     message: str
     ranking: list[dict[str, Any]]
+    results: list[str]             # each seat's final score in words, by seat (log.toml [result])
 
 
 class Session(TypedDict):

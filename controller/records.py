@@ -35,6 +35,7 @@ class Words:
     when_empty: dict[str, str]
     events: dict[str, str]
     values: dict[str, dict[str, str]]
+    result: str | None = None       # [result] score: one seat's score in the final ranking
 
 
 @cache
@@ -50,7 +51,9 @@ def _words(game_id: str) -> Words:
 
     values = {str(field): {str(k): str(v) for k, v in said.items()}
               for field, said in data.get("words", {}).items()}
-    return Words(table("actions"), table("when_empty"), table("events"), values)
+    score = data.get("result", {}).get("score")
+    return Words(table("actions"), table("when_empty"), table("events"), values,
+                 None if score is None else str(score))
 
 
 def _value(value: Any) -> str:
@@ -76,7 +79,10 @@ class _Formatter(string.Formatter):
     """Fields in words; ``{steps:step}`` counts a noun ("1 step", "2 steps")."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        if format_spec.isalpha():
+        noun = bool(format_spec) and format_spec.replace(" ", "").isalpha()
+        if noun and not str(value).lstrip("-").isdigit():
+            return str(value)               # a number already said in words ([words.<field>])
+        if noun:
             n = str(value)
             return f"{n} {format_spec}{'' if n == '1' else 's'}"
         return super().format_field(value, format_spec)
@@ -89,15 +95,16 @@ def _name(players: list[str], seat: Any) -> str:
     return players[seat] if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players) else ""
 
 
-def _fill(template: str, values: dict[str, Any], player: str, words: Words) -> str:
-    """``template`` with ``values`` in words ({x_no}: a 0-based whole number x plus one)."""
+def _fill(template: str, values: dict[str, Any], player: str, words: Words, sentence: bool = True) -> str:
+    """``template`` with ``values`` in words ({x_no}: a 0-based whole number x plus one); a
+    ``sentence`` starts with a capital."""
     fields = _Fields({k: words.values.get(k, {}).get(str(v)) or _value(v) for k, v in values.items()})
     for k, v in values.items():
         if isinstance(v, int) and not isinstance(v, bool):
             fields[f"{k}_no"] = str(v + 1)
     fields["player"] = player
     text = " ".join(_FORMAT.vformat(template, (), fields).split())
-    return text[:1].upper() + text[1:]
+    return text[:1].upper() + text[1:] if sentence else text
 
 
 def say(game_id: str, action: dict[str, Any], players: list[str], actor: int | None = None) -> str:
@@ -142,6 +149,21 @@ def told(game_id: str, story: dict[str, Any] | None, players: list[str]) -> list
     lines = [say(game_id, action, players, by)] if action is not None else []
     lines += [tell(game_id, e, players, by) for e in story.get("events", ())]
     return [line for line in lines if line]
+
+
+def results(game_id: str, outcome: dict[str, Any], players: list[str]) -> list[str] | None:
+    """Each seat's final score in words ("2 cookies", "field 31"), by seat, from the outcome's
+    ranking and the game's ``[result] score`` (None if the game words none)."""
+    words = _words(game_id)
+    if words.result is None:
+        return None
+    said = [""] * len(players)
+    for placing in outcome.get("ranking", ()):
+        seat, score = placing.get("seat"), placing.get("score")
+        if isinstance(seat, int) and 0 <= seat < len(players) and score is not None:
+            values = dict(score) if isinstance(score, dict) else {"score": score}
+            said[seat] = _fill(words.result, values, players[seat], words, sentence=False)
+    return said
 
 
 def join(lines: list[str]) -> str:

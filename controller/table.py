@@ -113,6 +113,11 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
     stream sends (docs/api.md)."""
     outcome = engine.outcome(state)
     can_undo = engine.can_undo(state)
+    over = None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))
+    if over is not None:
+        said = records.results(game, dict(over), players)
+        if said is not None:
+            over["results"] = said        # each seat's score in words: the phones' end screen
     return {"id": game_id, "game": game, "version": version, "players": players,
             "state": engine.view(state),
             # once the game is over the engine lists at most the undo of its last action
@@ -123,7 +128,7 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
             "told": records.told(game, state.get("told"), players),
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
-            "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
+            "outcome": over}
 
 
 class GameChanged(VersionConflict):

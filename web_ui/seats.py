@@ -161,9 +161,13 @@ def seat_stream(token: str) -> Response:
 
     def encode(session: Session) -> str:
         if session["id"] != game_id:
-            # a new game revoked this link: say so once, the phone stops following
+            # a new game revoked this link: say so once (and which game, and where to join
+            # it), the phone stops following
+            plugin = games.plugins().get(session["game"])
             return notice_message({"kind": "revoked",
-                                   "message": "a new game has started; scan the new QR code on the tablet"})
+                                   "message": "a new game has started; scan the new QR code on the tablet",
+                                   "game_name": plugin.name if plugin is not None else session["game"],
+                                   "join": url_for("owner.join")})
         data = json.dumps(session, separators=(",", ":"))
         return f"id: {session['version']}\ndata: {data}\n\n"
 

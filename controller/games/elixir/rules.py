@@ -253,9 +253,11 @@ class ElixirRules(Game):
 
     def log_roll(self, state: State, seat: int, value: int, purpose: str, modified: int, result: str) -> None:
         die = state["die"]
+        # the round and turn it was rolled in: the tablet shows a roll only while it counts
         state["die"] = {"mode": die["mode"], "rolls": die["rolls"] + 1,
                         "last": {"seat": seat, "value": value, "for": purpose, "counts": modified,
-                                 "result": result, "n": die["rolls"] + 1}}
+                                 "result": result, "n": die["rolls"] + 1,
+                                 "round": state["round"], "turn": state["turn"]}}
 
     # the Unknowns (unknowns.py)
     def draw_unknown(self, state: State, seat: int) -> None:

@@ -3,6 +3,7 @@
 // render(root, seatSession, ctx); ctx.act(action) acts as this seat and no other.
 import { $, el, toast } from "./ui.js";
 import { ApiError, follow, postJSON } from "./net.js";
+import { nextGameBox, outcomeBox } from "./outcome.js";
 
 const boot = JSON.parse($("#boot").textContent);
 const base = `/api/v1/seat/${encodeURIComponent(boot.token)}`;
@@ -60,15 +61,21 @@ async function draw() {
   const ctx = { act, toast, el, seat: current.seat, name: boot.name, names: current.players };
   if (mod?.render) mod.render(root, current, ctx);
   else generic(root, current);
+  // at the end, every game's phone says who won and this seat's own result, first
+  const end = outcomeBox(current, current.seat);
+  if (end) root.prepend(end);
   document.body.dataset.version = String(current.version);
+  document.body.dataset.over = current.outcome ? "yes" : "no";
 }
 
 follow(`${base}/stream`, {
   onSession: accept,
   onNotice: (notice) => {
     if (notice.kind === "revoked") {        // a new game: this link is no longer valid
+      const end = current ? outcomeBox(current, current.seat) : null;     // the last game's result stays
       current = null;
-      root.replaceChildren(el("p.seat-revoked", {}, sentence(notice.message)));
+      root.replaceChildren(...[nextGameBox(notice), end].filter(Boolean));
+      document.body.dataset.next = "yes";
     } else toast(sentence(notice.message));
   },
   onState: (state) => {
