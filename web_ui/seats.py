@@ -158,6 +158,7 @@ def seat_stream(token: str) -> Response:
     holder = check_token(token)
     table = ctx().table
     game_id = holder.session["id"]
+    join = url_for("owner.join")          # (the stream runs outside the request's context)
 
     def encode(session: Session) -> str:
         if session["id"] != game_id:
@@ -167,7 +168,7 @@ def seat_stream(token: str) -> Response:
             return notice_message({"kind": "revoked",
                                    "message": "a new game has started; scan the new QR code on the tablet",
                                    "game_name": plugin.name if plugin is not None else session["game"],
-                                   "join": url_for("owner.join")})
+                                   "join": join})
         data = json.dumps(session, separators=(",", ":"))
         return f"id: {session['version']}\ndata: {data}\n\n"
 

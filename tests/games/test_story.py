@@ -96,8 +96,8 @@ def told(texts: list[str], pattern: str) -> list[str]:
 
 def test_mirakel_mix_tells_potions_cards_won_and_spent_swaps_drops_and_moves():
     texts = story("mirakel-mix")
-    told(texts, r"The (flame wall|poison pit|lightning grid|monster crypt|double speed|place swap) potion is "
-                r"complete: (Ann|Ben|Cleo) wins a \1 potion card")
+    told(texts, r"(Ann|Ben|Cleo) put a disk on the (.+) flask \(space [1-4]\)\. The (flame wall|poison pit|"
+                r"lightning grid|monster crypt|double speed|place swap) potion is complete: (Ann|Ben|Cleo) wins its card")
     told(texts, r"(Ann|Ben|Cleo) gave up a (flame wall|poison pit|lightning grid|monster crypt) potion card "
                 r"to cross the \2")
     told(texts, r"(Ann|Ben|Cleo) swapped places with (Ann|Ben|Cleo): \1 is on \S+ now, \2 on \S+")
