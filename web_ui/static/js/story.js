@@ -10,8 +10,10 @@ const KEY = "potionpi.read-aloud";
 /** The sentences as one line: "A. B." (one sentence stays as it is), as the log says them. */
 export function storyText(lines = []) {
   if (lines.length <= 1) return lines.join("");
-  return lines.map((s) => (/[.!?…”"]$/.test(s) ? s : `${s}.`)).join(" ");
+  return sentences(lines).join(" ");
 }
+
+const sentences = (lines) => lines.map((s) => (/[.!?…”"]$/.test(s) ? s : `${s}.`));
 
 export function readingAloud() {
   try { return localStorage.getItem(KEY) === "on"; } catch (_) { return false; }
@@ -93,6 +95,7 @@ export function setReadAloud(on) {
 export function showStory(session, before) {
   const text = storyText(session.told || []);
   said.textContent = text || "Nothing has happened yet in this game.";
+  requestAnimationFrame(fitStory);             // once the board has placed the line
   words.setAttribute("aria-label", text ? `Just now: ${text}. Tap for the whole game log.` : "The game log");
   storyLine.dataset.empty = text ? "no" : "yes";
   storyLine.dataset.version = String(session.version);
@@ -105,4 +108,18 @@ export function showStory(session, before) {
   prompt = session.prompt;
 }
 
+/** Where the line has no room for the whole story, it drops the oldest sentences ("… " in
+ *  front) rather than cut the newest, which is what the table wants to hear: a potion's
+ *  card, the moves a round earned. The whole story is a tap away (the log) and read aloud. */
+function fitStory() {
+  const lines = shown?.told || [];
+  if (!lines.length || !said.isConnected) return;
+  said.textContent = storyText(lines);
+  const each = sentences(lines);
+  for (let i = 1; i < each.length && said.scrollHeight > said.clientHeight + 1; i += 1) {
+    said.textContent = `… ${each.slice(i).join(" ")}`;
+  }
+}
+
+window.addEventListener("resize", () => requestAnimationFrame(fitStory));
 drawVoice();

@@ -38,12 +38,12 @@ function draw() {
   const stage = STAGES[state.phase] || stageOver;
   const parts = stage(state, session, ctx, names);
   const tree = el("div.zw", { id: "zw", dataset: { phase: state.phase } },
-    el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body,
-      ctx.told),          // the shell's "what just happened" line, under the step's buttons
+    el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
     el("aside.zw-side", {},
       ctx.undo,
       floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
                    mayHome: !["turning"].includes(state.phase) }),
+      ctx.told,           // the shell's "what just happened" line: in the column that never scrolls it away
       resultsPanel(state, names)),
     playersStrip(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }));
   // the STOP on screen stays the same button across redraws, so a finger on it is never lost
