@@ -20,7 +20,7 @@ export function chip(id, info, n = 1, extra = "") {
 /** What the letters on the chips mean, one tap away: every ingredient's full name, its
  *  group (shape) and its price or value. */
 export function legend(info, id) {
-  const what = (i) => (i.group === "gem" ? `gemstone, worth ${i.value} in an experiment`
+  const what = (i) => (i.group === "gem" ? `gemstone, value ${i.value}`
     : i.group === "herb" ? "herb" : "special product");
   return el("details.ex-legend", { id },
     el("summary", {}, "What Ma, Ni, … R3 mean"),

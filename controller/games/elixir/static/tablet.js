@@ -45,7 +45,8 @@ function header(state, names) {
 }
 
 // --- the die: shown big, while it counts (the opening's rolls, this turn's roll) -------------------
-const DOUBTFUL = "the experiment stays on the lab table and is rolled again next round (gemstones may be added)";
+// (short: the die's box is narrow; the story line beside says it whole)
+const DOUBTFUL = "stays on the lab table: rolled again next round";
 
 function dieBox(state, names) {
   const d = state.die;
