@@ -181,7 +181,7 @@ def test_every_phone_shows_the_outcome_and_then_the_next_game(live_table, page_o
     scroll = phone.evaluate("() => document.documentElement.scrollWidth")
     assert scroll <= PHONE[0], f"the phone scrolls sideways: {scroll}"
     if case.id == "zaubercocktail":                 # after the Magic Bolt: no lay-down helper any more
-        assert phone.locator("#phone-pad").is_hidden()
+        assert phone.locator("#phone-pad").is_hidden() and phone.locator(".zc-secret").is_hidden()
     phone.screenshot(path=str(output_dir / f"phone-end-{case.id}.png"), full_page=True)
     # the tablet starts the next game: the phone says so, which game, and where to join
     nxt = table.start("mix-it", ["Ann", "Ben"], seed=1)
@@ -189,6 +189,9 @@ def test_every_phone_shows_the_outcome_and_then_the_next_game(live_table, page_o
     assert "Next game: Mix It" in phone.locator("#seat-next").inner_text()
     assert phone.locator("#seat-next-join").get_attribute("href") == "/join"
     assert phone.locator("#seat-outcome").count() == 1          # the last game's result stays under it
+    assert phone.locator(".seat-outcome-next").count() == 0     # ("when the tablet starts the next game…": it has)
+    if phone.locator("#conn").count():                          # nothing more to follow on this link
+        assert phone.locator("#conn").get_attribute("data-state") == "ended"
     phone.screenshot(path=str(output_dir / f"phone-next-{case.id}.png"), full_page=True)
     assert nxt["id"] > session["id"]
 

@@ -29,8 +29,16 @@ export function outcomeBox(session, seat) {
     el("p.seat-outcome-next", {}, "When the tablet starts the next game, this page says how to join it."));
 }
 
+/** What a seat page shows once a new game is on the table: the way into it, then the last
+ *  game's result (`last`, the seat session it ended with) without the "when the tablet…" line. */
+export function nextGame(notice, last) {
+  const end = last ? outcomeBox(last, last.seat) : null;
+  end?.querySelector(".seat-outcome-next")?.remove();
+  return [nextGameBox(notice), end].filter(Boolean);
+}
+
 /** A new game is on the table: this seat's link has ended; the way into the next one. */
-export function nextGameBox(notice) {
+function nextGameBox(notice) {
   const game = notice.game_name ? `${notice.game_name}` : "a new game";
   return el("section.seat-next", { id: "seat-next", role: "status" },
     el("h2", {}, `Next game: ${game}`),

@@ -3,7 +3,7 @@
 // render(root, seatSession, ctx); ctx.act(action) acts as this seat and no other.
 import { $, el, toast } from "./ui.js";
 import { ApiError, follow, postJSON } from "./net.js";
-import { nextGameBox, outcomeBox } from "./outcome.js";
+import { nextGame, outcomeBox } from "./outcome.js";
 
 const boot = JSON.parse($("#boot").textContent);
 const base = `/api/v1/seat/${encodeURIComponent(boot.token)}`;
@@ -68,13 +68,14 @@ async function draw() {
   document.body.dataset.over = current.outcome ? "yes" : "no";
 }
 
-follow(`${base}/stream`, {
+const stream = follow(`${base}/stream`, {
   onSession: accept,
   onNotice: (notice) => {
     if (notice.kind === "revoked") {        // a new game: this link is no longer valid
-      const end = current ? outcomeBox(current, current.seat) : null;     // the last game's result stays
+      stream.close();                       // (asking again would only be refused)
+      ended();
+      root.replaceChildren(...nextGame(notice, current));     // the last game's result stays
       current = null;
-      root.replaceChildren(...[nextGameBox(notice), end].filter(Boolean));
       document.body.dataset.next = "yes";
     } else toast(sentence(notice.message));
   },
@@ -84,3 +85,10 @@ follow(`${base}/stream`, {
     conn.querySelector(".conn-text").textContent = state;
   },
 });
+
+/** The link's game is over and a new one started: nothing more to follow here. */
+function ended() {
+  const conn = $("#conn");
+  conn.dataset.state = "ended";
+  conn.querySelector(".conn-text").textContent = "game ended";
+}

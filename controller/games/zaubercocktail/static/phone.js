@@ -6,7 +6,7 @@
 // to join it. The status line sits at the top: no passing message ever covers it.
 import { $ } from "/static/js/ui.js";
 import { ApiError, follow } from "/static/js/net.js";
-import { nextGameBox, outcomeBox } from "/static/js/outcome.js";
+import { nextGame, outcomeBox } from "/static/js/outcome.js";
 import { ask, compact, el, sentence } from "./common.js";
 import { mountHandPad } from "./handpad.js";
 
@@ -14,6 +14,7 @@ const boot = JSON.parse($("#boot").textContent);
 const status = $("#phone-status");
 const end = $("#phone-end");
 const padBox = $("#phone-pad");
+const secret = $(".zc-secret");
 let current = null;          // this seat's newest session
 let pad = null;              // the hand entry, while the game runs
 
@@ -63,10 +64,13 @@ function accept(session) {
     pad?.clear();
     pad = null;
     padBox.hidden = true;
+    secret.hidden = true;              // no hand to enter any more
+    $("#prompt").textContent = `${boot.name} · Zaubercocktail`;
     status.textContent = "";
     end.replaceChildren(over);
   } else {
     if (!pad) { padBox.hidden = false; mount(); }
+    secret.hidden = false;
     end.replaceChildren();
     status.textContent = statusWords(session);
     status.dataset.kind = session.private?.entry ? "sent" : "";
@@ -77,17 +81,18 @@ function accept(session) {
 }
 
 mount();
-follow(`/api/v1/seat/${encodeURIComponent(boot.token)}/stream`, {
+const stream = follow(`/api/v1/seat/${encodeURIComponent(boot.token)}/stream`, {
   onSession: accept,
   onNotice: (notice) => {
     if (notice.kind !== "revoked") return;
-    const last = current ? outcomeBox(current, current.seat) : null;     // the last game's result stays
-    current = null;
+    stream.close();                    // (asking again would only be refused)
     pad?.clear();
     pad = null;
     padBox.hidden = true;
+    secret.hidden = true;
     status.textContent = "";
-    end.replaceChildren(...[nextGameBox(notice), last].filter(Boolean));
+    end.replaceChildren(...nextGame(notice, current));     // the last game's result stays
+    current = null;
     document.body.dataset.next = "yes";
   },
   onState: () => {},
