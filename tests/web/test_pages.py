@@ -202,7 +202,7 @@ def test_the_page_has_the_running_games_whole_module_graph_fetched_at_once(clien
     modules, styles = preloads(client.get("/").get_data(as_text=True))
     # no game on the table: the page's own modules only, no game's
     assert {m.split("?")[0] for m in modules} == {"/static/js/ui.js", "/static/js/net.js", "/static/js/cues.js",
-                                                  "/static/js/sheet.js", "/static/js/pinpad.js",
+                                                  "/static/js/sheet.js", "/static/js/pinpad.js", "/static/js/story.js",
                                                   "/static/js/seats.js", "/static/js/firmware.js",
                                                   "/static/js/awake.js", "/static/js/offline.js"}
     assert styles == []
