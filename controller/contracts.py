@@ -37,6 +37,13 @@ class Notice(TypedDict):
     message: str
 
 
+class RevokedNotice(Notice, total=False):
+    """A seat's link ended by a new game: which game it is and where to join it."""
+
+    game_name: str
+    join: str
+
+
 class OutcomeJSON(TypedDict, total=False):
     winners: list[int]
     winner_names: list[str]
@@ -84,5 +91,5 @@ class NoticeSink(Protocol):
 
 
 Direction = Literal["clockwise", "counter_clockwise"]
-__all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON",
+__all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON", "RevokedNotice",
            "SeatSession", "Session", "Sink", "State"]

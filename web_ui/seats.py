@@ -23,7 +23,7 @@ from flask import Blueprint, Response, current_app, jsonify, redirect, render_te
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from controller import games
-from controller.contracts import Action, SeatSession, Session, State
+from controller.contracts import Action, RevokedNotice, SeatSession, Session, State
 from controller.games import Game
 
 from . import auth, ctx
@@ -165,10 +165,11 @@ def seat_stream(token: str) -> Response:
             # a new game revoked this link: say so once (and which game, and where to join
             # it), the phone stops following
             plugin = games.plugins().get(session["game"])
-            return notice_message({"kind": "revoked",
-                                   "message": "a new game has started; scan the new QR code on the tablet",
-                                   "game_name": plugin.name if plugin is not None else session["game"],
-                                   "join": join})
+            revoked: RevokedNotice = {"kind": "revoked",
+                                      "message": "a new game has started; scan the new QR code on the tablet",
+                                      "game_name": plugin.name if plugin is not None else session["game"],
+                                      "join": join}
+            return notice_message(revoked)
         data = json.dumps(session, separators=(",", ":"))
         return f"id: {session['version']}\ndata: {data}\n\n"
 
