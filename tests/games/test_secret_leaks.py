@@ -93,6 +93,21 @@ def test_mix_it_public_stream_is_the_same_whatever_is_hidden(variant, seed, n):
         assert all(f'"{c}"' not in public for c in secrets)
         if GAME.outcome(state) is not None:
             break
+        state, _ = GAME.apply(state, choose(state, rng))
+    assert GAME.outcome(state) is not None
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 5))
+@pytest.mark.parametrize("variant", ["classic", "express"])      # 2 x 40 = 80 random games
+def test_mix_it_tells_the_table_no_secret(variant, seed, n):
+    """Every action of a whole game, and the same action in a twin game dealt otherwise,
+    tell the table the same words (the game log, the tablet's line)."""
+    rng = random.Random(seed)
+    state = GAME.setup(NAMES[:n], seed, {"variant": variant})
+    for _ in range(2000):
+        if GAME.outcome(state) is not None:
+            break
         action = choose(state, rng)
         mix_it_told_the_same(state, action, rng)
         state, _ = GAME.apply(state, action)

@@ -37,7 +37,9 @@ def cocktail(game, state, rng):
     """One lay-down per player and round (what it holds at random), the rest in turn."""
     legal = [a for a in game.legal_actions(state) if a["type"] not in ("undo", "false_trader")]
     entered = state["round"]["entries"]
-    lays = [a for a in legal if a["type"] == "lay_down" and entered[a["seat"]] is None]
+    # a lay-down is its seat's own action (the table's list has none: each phone sends its own)
+    lays = [a for seat, e in enumerate(entered) if e is None
+            for a in game.seat_actions(state, seat) if a["type"] == "lay_down"]
     for kind in ("reveal_entries", "draw", "reveal"):
         found = [a for a in legal if a["type"] == kind]
         if found:

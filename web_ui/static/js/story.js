@@ -121,5 +121,11 @@ function fitStory() {
   }
 }
 
-window.addEventListener("resize", () => requestAnimationFrame(fitStory));
+// fitted again whenever the line's width changes: placed on a board drawn later (a game's
+// module is fetched first), a stylesheet applied, the tablet turned
+let fittedWidth = 0;
+new ResizeObserver(() => {
+  const width = Math.round(said.getBoundingClientRect().width);
+  if (width !== fittedWidth) { fittedWidth = width; fitStory(); }
+}).observe(said);
 drawVoice();
