@@ -24,7 +24,7 @@ export function outcomeBox(session, seat) {
       said[seat] ? ` · ${said[seat]}` : "") : null,
     ranking.length ? el("ol.seat-standings", { "aria-label": "final standings" }, ranking.map((r) =>
       el(`li${r.seat === seat ? ".me" : ""}`, { dataset: { seat: String(r.seat) } },
-        el("b", {}, ORDINAL(r.place)), el(`span.seat-chip.seat-${r.seat}`, { "aria-hidden": "true" }, String(r.seat + 1)),
+        el("b", {}, `${ORDINAL(r.place)}${shared(r) ? "=" : ""}`), el(`span.seat-chip.seat-${r.seat}`, { "aria-hidden": "true" }, String(r.seat + 1)),
         el("span.seat-standing-name", {}, names[r.seat]), said[r.seat] ? el("small", {}, said[r.seat]) : null))) : null,
     el("p.seat-outcome-next", {}, "When the tablet starts the next game, this page says how to join it."));
 }
