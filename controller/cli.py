@@ -7,8 +7,8 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
-import threading
 from pathlib import Path
 
 from . import __version__
@@ -93,6 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write every game and its action log as JSON")
     common(export)
     export.add_argument("--output", "-o", metavar="FILE", help="file to write (default: standard output)")
+
+    backup = sub.add_parser("backup", help="write a consistent copy of the game database (safe while it runs)",
+                            description="Copies every game with SQLite's backup API: one file that holds "
+                                        "everything, the write-ahead log included (copying potionpi.sqlite3 "
+                                        "alone can miss the newest games). Safe while the table is running.")
+    common(backup)
+    backup.add_argument("--output", "-o", metavar="FILE",
+                        help="where to write it (default: DATA_DIR/backups/potionpi-DATE-TIME.sqlite3)")
 
     replay = sub.add_parser("replay", help="replay a game's log through its engine and report the result")
     common(replay)
@@ -222,6 +230,32 @@ PORT_TAKEN = ("potionpi: port {port} is already in use: is the service running "
               "(`sudo systemctl stop potionpi`), or pick another with --port")
 
 
+class StopSignal:
+    """SIGINT or SIGTERM, told to the main thread through a wakeup socket.
+
+    A signal the kernel hands to one of the server's threads only marks Python's handler as
+    due; a main thread asleep in ``Event.wait()`` sleeps on (seen under libfaketime: SIGTERM
+    ignored until systemd's kill). The signal's byte on the socket wakes it whichever thread
+    took the signal, and one that came before ``wait`` is still in the socket."""
+
+    def __init__(self) -> None:
+        self._ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        self._theirs = theirs
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: None)     # a Python handler: its number goes to the socket
+        self._old = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+
+    def wait(self) -> None:
+        while self._ours.recv(1)[0] not in (signal.SIGINT, signal.SIGTERM):
+            pass
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._old)
+        self._ours.close()
+        self._theirs.close()
+
+
 def cmd_run(args) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
@@ -248,9 +282,7 @@ def cmd_run(args) -> int:
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = StopSignal()
     try:
         try:
             daemon.start(host, args.port, https_port)
@@ -281,6 +313,7 @@ def cmd_run(args) -> int:
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
+        stop.close()
         daemon.close()
     return EXIT_OK
 
@@ -352,8 +385,14 @@ def cmd_pin(args) -> int:
     else:
         pin, source = secrets_store.table_pin(data_dir, config["table"]["pin"])
     print(f"table PIN: {pin} (from {source})")
-    if source in ("config", "environment") and (args.new or args.set):
-        print("note: the config or POTIONPI_PIN overrides the data dir PIN")
+    if not (args.new or args.set):
+        return EXIT_OK
+    configured, _ = secrets_store.table_pin(data_dir, config["table"]["pin"])
+    if configured != pin:
+        print("note: the config or POTIONPI_PIN overrides the data dir PIN: the table keeps using that one")
+        return EXIT_OK
+    from .pin_watch import tell_running
+    print(tell_running(data_dir, secrets_store.secret_key(data_dir), pin))
     return EXIT_OK
 
 
@@ -404,6 +443,27 @@ def cmd_export(args) -> int:
             write_export(store, sys.stdout)
     finally:
         store.close()
+    return EXIT_OK
+
+
+def cmd_backup(args) -> int:
+    import time as _time
+
+    from .daemon import DB_FILE
+    from .store import StoreError, backup_file
+
+    data_dir = _data_dir(args, _config(args))
+    dest = Path(args.output) if args.output else \
+        data_dir / "backups" / f"potionpi-{_time.strftime('%Y%m%d-%H%M%S')}.sqlite3"
+    try:
+        held = backup_file(data_dir / DB_FILE, dest)
+    except StoreError as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    games, actions = held["games"], held["actions"]
+    print(f"wrote {dest}: {games} game{'s' if games != 1 else ''}, {actions} action{'s' if actions != 1 else ''}. "
+          "Keep it off the Pi (copy it to another computer). To restore: stop potionpi, copy it over "
+          f"{data_dir / DB_FILE}, delete {DB_FILE}-wal and {DB_FILE}-shm beside it, then `potionpi repair`.")
     return EXIT_OK
 
 
@@ -535,7 +595,7 @@ def cmd_calibrate(args) -> int:
 
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "tls": cmd_tls, "history": cmd_history,
-            "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
+            "export": cmd_export, "backup": cmd_backup, "replay": cmd_replay, "check": cmd_check,
             "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
             "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update}

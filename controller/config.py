@@ -109,6 +109,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                        int, low=4, high=256),
         "keepalive_seconds": Key(10.0, "Seconds between keep-alive comments on idle live streams.",
                                  float, low=0.5, high=14),
+        "names": Key("", "More names the table answers to, separated by spaces (e.g. a name your router "
+                         "gives it: \"games.home.arpa\"). Always answered: its hostname, <hostname>.local, "
+                         "its addresses and localhost; any other name gets 421 (docs/security.md)."),
     },
     "store": {
         "data_dir": Key("", "Where the game database and the instance secrets live. Empty: "

@@ -11,7 +11,7 @@ from controller.games import InvalidAction, Whole
 from controller.games.fields import read
 from controller.table import NoGame
 
-from . import JSONRefused, auth, ctx
+from . import JSONRefused, auth, ctx, secret_actions
 from .errors import ApiError
 
 bp = Blueprint("api", __name__)
@@ -119,8 +119,10 @@ def post_action() -> Response:
     version = whole_number(data, "version", low=0, high=2**63 - 1)
     game_id = whole_number(data, "game_id", low=0, high=2**63 - 1)
     # refusals map to HTTP in web_ui/errors.py: InvalidAction 400, IllegalAction 422, NoGame
-    # 404, VersionConflict 409 with the current session
-    session = ctx().table.act(action, version=version, game_id=game_id, source="player")
+    # 404, VersionConflict 409 with the current session; a seat's secret actions come from
+    # its phone only (web_ui/secret_actions.py)
+    session = ctx().table.act(action, version=version, game_id=game_id, source="player",
+                              permit=secret_actions.from_the_table)
     return session_response(session)
 
 

@@ -52,7 +52,8 @@ from typing import Callable
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
-from waitress.task import ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.utilities import BadRequest
 from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
@@ -71,10 +72,40 @@ LIMITS = {"per_client": 16, "open_limit": 100, "reserve": 20,
 LOCAL = frozenset({"127.0.0.1", "::1"})
 
 
+class ClientMistake(ErrorTask):
+    """waitress's own answer to a request it could not parse, never a 5xx: a transfer
+    coding it does not know (``gzip, chunked``) is the client's mistake, said as a 400."""
+
+    def execute(self):
+        if not hasattr(self.request, "path"):
+            # a first line it could not read: waitress names the path when the client goes
+            # away meanwhile, and had none (an AttributeError in its worker, a traceback)
+            self.request.path = "(an unreadable request)"
+        error = self.request.error
+        if error.code >= 500:
+            self.request.error = BadRequest(f"{error.body} (the request cannot be read as it was sent)")
+        super().execute()
+
+
 class GuardedChannel(HTTPChannel):
-    """Remembers when the request now arriving began, so a trickle cannot last for ever."""
+    """Remembers when the request now arriving began, so a trickle cannot last for ever.
+
+    Every time is on the monotonic clock: waitress stamps ``last_activity`` with the wall
+    clock, which a Pi sets back or forward by hours when it finds a time server (an hour
+    back, and no idle socket would be closed for an hour). Its stamps land here instead.
+    """
 
     request_started: float | None = None
+    active_at: float = 0.0
+    error_task_class = ClientMistake
+
+    @property
+    def last_activity(self) -> float:
+        return self.active_at
+
+    @last_activity.setter
+    def last_activity(self, _wall: float) -> None:
+        self.active_at = time.monotonic()
 
     def received(self, data):
         before = self.request
@@ -82,7 +113,7 @@ class GuardedChannel(HTTPChannel):
         if self.request is None:
             self.request_started = None
         elif self.request is not before or self.request_started is None:
-            self.request_started = time.time()
+            self.request_started = time.monotonic()
         return result
 
 
@@ -121,12 +152,28 @@ class GuardedServer(TcpWSGIServer):
             return
         self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
+    _next_cleanup = 0.0
+
+    def readable(self):
+        # waitress runs maintenance() when the wall clock passes its next clean-up time;
+        # set back an hour, that is an hour away. Run it on the monotonic clock instead.
+        now = time.monotonic()
+        if now >= self._next_cleanup:
+            self._next_cleanup = now + self.adj.cleanup_interval
+            self.maintenance(now)
+        self.next_channel_cleanup = float("inf")      # waitress's own check never fires
+        return super().readable()
+
     def maintenance(self, now):
-        super().maintenance(now)                  # idle: channel_timeout
+        """Close idle channels (``idle_seconds``) and requests that take too long to arrive
+        (``request_seconds``); ``now`` is the monotonic clock (see ``readable``)."""
+        idle = now - self.adj.channel_timeout
         cutoff = now - self.limits["request_seconds"]
         for channel in list(self.active_channels.values()):
+            if channel.requests:
+                continue                          # a running request (a stream) is never cut
             started = getattr(channel, "request_started", None)
-            if not channel.requests and started is not None and started < cutoff:
+            if channel.last_activity < idle or (started is not None and started < cutoff):
                 channel.will_close = True
 
 
@@ -180,6 +227,7 @@ class Server:
         extension = getattr(app, "extensions", {}).get("potionpi")
         if extension is not None:
             extension.on_streams = self._streams_changed
+            extension.listening = (host, self.port)      # the links the table hands out
 
     def _streams_changed(self, streams: int) -> None:
         """A stream opened or closed: keep ``threads`` free for taps and pages."""

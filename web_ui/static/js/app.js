@@ -418,6 +418,8 @@ function main() {
       onNotice: (notice) => {
         noticeToast(notice); cue("warn");
         if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+        if (notice.kind === "pin") setUnlocked(false);       // a new PIN locked every tablet
+        document.dispatchEvent(new CustomEvent("table-notice", { detail: notice }));   // e.g. Phone links
       },
       onState: setConnection,
     });

@@ -38,8 +38,8 @@ export function cue(kind) {
   last = { kind, at: now };
   const { sound, vibrate } = cueSettings();
   document.body.dataset.lastCue = kind;          // what was cued, for anyone checking
-  // a browser buzzes only once the page has been tapped (Chromium refuses, with an error, before)
-  const tapped = navigator.userActivation ? navigator.userActivation.hasBeenActive : true;
+  // a browser refuses to vibrate (and logs an error) until someone has tapped the page
+  const tapped = !navigator.userActivation || navigator.userActivation.hasBeenActive;
   if (vibrate && navigator.vibrate && tapped) navigator.vibrate(BUZZ[kind] || [60]);
   if (!sound) return;
   try {

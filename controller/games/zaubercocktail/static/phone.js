@@ -91,9 +91,13 @@ const stream = follow(`/api/v1/seat/${encodeURIComponent(boot.token)}/stream`, {
     padBox.hidden = true;
     secret.hidden = true;
     status.textContent = "";
-    end.replaceChildren(...nextGame(notice, current));     // the last game's result stays
+    if (notice.game_name) {            // a new game: the way into it, the last game's result under it
+      end.replaceChildren(...nextGame(notice, current));
+      document.body.dataset.next = "yes";
+    } else {                           // the seat moved to another phone, a new PIN: said as it is
+      end.replaceChildren(el("p.seat-revoked", { role: "alert" }, sentence(notice.message)));
+    }
     current = null;
-    document.body.dataset.next = "yes";
   },
   onState: () => {},
 });
