@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-from . import games
+from . import games, records
 from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .games.fields import whole
@@ -115,15 +115,22 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
     stream sends (docs/api.md; the secret-leak tests build theirs with it too)."""
     outcome = engine.outcome(state)
     can_undo = engine.can_undo(state)
+    over = None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))
+    if over is not None:
+        said = records.results(game, dict(over), players)
+        if said is not None:
+            over["results"] = said        # each seat's score in words: the phones' end screen
     return {"id": game_id, "game": game, "version": version, "players": players,
             "state": engine.view(state),
             # once the game is over the engine lists at most the undo of its last action
             "legal_actions": engine.legal_actions(state),
             "legal_actions_complete": engine.legal_actions_complete,
             "prompt": engine.prompt(state),
+            # what the last action did, sentence by sentence: the game log's words
+            "told": records.told(game, state.get("told"), players),
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
-            "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
+            "outcome": over}
 
 
 def build_seat_session(engine: games.Game, state: State, public: Session, seat: int) -> SeatSession:

@@ -32,7 +32,7 @@ from flask.typing import ResponseReturnValue
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from controller import games
-from controller.contracts import Action, SeatSession, Session, State
+from controller.contracts import Action, RevokedNotice, SeatSession, Session, State
 from controller.games import Game
 from controller.table import Subscription, Told
 
@@ -328,13 +328,19 @@ def seat_stream(token: str) -> Response:
     holder = check_token(token)
     table = ctx().table
     game_id = holder.session["id"]
+    join = url_for("owner.join")          # (the stream runs outside the request's context)
     why_not = still_held(holder)
 
     def encode(session: Session) -> str:
         if session["id"] != game_id:
-            # a new game revoked this link: say so once, the phone stops following
-            return notice_message({"kind": "revoked",
-                                   "message": "a new game has started; scan the new QR code on the tablet"})
+            # a new game revoked this link: say so once (and which game, and where to join
+            # it), the phone stops following
+            plugin = games.plugins().get(session["game"])
+            revoked: RevokedNotice = {"kind": "revoked",
+                                      "message": "a new game has started; scan the new QR code on the tablet",
+                                      "game_name": plugin.name if plugin is not None else session["game"],
+                                      "join": join}
+            return notice_message(revoked)
         data = json.dumps(session, separators=(",", ":"))
         return f"id: {session['version']}\ndata: {data}\n\n"
 

@@ -73,7 +73,9 @@ def test_a_first_turn_by_taps_on_the_tablet(tablet, live_table, output_dir):
     wait_version(page, 1)
     page.screenshot(path=str(output_dir / "1-opening.png"))
     tap(page, ".ex-pip[data-value='2']", live)                   # Ben rolled 2: Ann begins
-    assert page.locator("#ex-die .ex-die-face").inner_text() == "2"
+    # the opening's die no longer counts once Ann's turn starts: the story line says the roll
+    assert page.locator("#ex-die small").inner_text() == "no roll this turn"
+    assert page.locator("#told-text").inner_text() == "Ben rolled 2 to see who begins. Ann rolled highest (6) and begins."
     assert "Ann" in page.locator(".ex-title").inner_text()
     assert page.locator(".ex-step.now").get_attribute("data-step") == "3"
     assert_touch_targets(page)
@@ -85,17 +87,23 @@ def test_a_first_turn_by_taps_on_the_tablet(tablet, live_table, output_dir):
     page.screenshot(path=str(output_dir / "3-bought.png"))
     tap(page, "button[data-action='end_turn']", live)
     assert "Ben" in page.locator(".ex-title").inner_text()
-    # sound on: the tablet reads the Unknown aloud (the voice is recorded, not played)
+    # read aloud on (the shell's switch beside the story line): the tablet reads the
+    # Unknown aloud with the story (the voice is recorded, not played)
     page.evaluate("""() => { window.__said = [];
       window.speechSynthesis.speak = (u) => window.__said.push(u.text);
       window.speechSynthesis.cancel = () => {}; }""")
-    page.locator("#ex-sound").tap()
-    assert page.locator("#ex-sound").get_attribute("aria-pressed") == "true"
+    assert page.locator("#btn-read-aloud").get_attribute("aria-pressed") == "false"     # off by default
+    prompt = session_of(live)["prompt"]
+    page.locator("#btn-read-aloud").tap()                           # said at once: what the table does now
+    assert page.locator("#btn-read-aloud").get_attribute("aria-pressed") == "true"
     tap(page, "button[data-action='move'][data-to='street']", live)   # Ben meets an Unknown
     unknown = session_of(live)["state"]["unknown"]
     assert page.locator("#ex-unknown h3").inner_text().startswith(f"Ben meets {unknown['name']}")
     assert unknown["text"][:40] in page.locator("#ex-unknown").inner_text()
-    assert page.evaluate("() => window.__said") == [f"{unknown['name']}. {unknown['text']}"]
+    said = page.evaluate("() => window.__said")
+    assert said[1] == (f"Ben's wizard stopped at the street. Ben meets {unknown['name']}: “{unknown['text']}”")
+    assert said[0] == prompt and said[2:] == [session_of(live)["prompt"]]    # the prompt, then what changed
+    assert f"Ben meets {unknown['name']}" in page.locator("#told-text").inner_text()     # (the card's text is long)
     assert_touch_targets(page)
     no_overflow(page, (1024, 768))
     page.screenshot(path=str(output_dir / "4-unknown.png"))

@@ -604,6 +604,10 @@ def test_physical_deck_lists_only_cards_not_yet_revealed():
 
 
 # --- undo and history ------------------------------------------------------------------
+def game(state):
+    """The game, whatever its last action told the table (an undo tells what it took back)."""
+    return {k: v for k, v in state.items() if k != "told"}
+
 
 def test_undo_takes_back_the_last_entry_until_the_next_reveal():
     state = lay_all(laying_state(), EXAMPLE)
@@ -625,8 +629,8 @@ def test_undo_reverses_a_dropout_and_a_false_trader():
     state["stones"] = [4] * 5
     a = act(state, type="drop_out", seat=2)
     b = act(a, type="false_trader", seat=0)
-    assert act(b, type="undo") == a
-    assert act(a, type="undo") == state
+    assert game(act(b, type="undo")) == game(a)
+    assert game(act(a, type="undo")) == game(state)
 
 
 def test_history_keeps_every_round():
@@ -777,7 +781,7 @@ def test_undo_after_a_win_decided_by_a_tie_break_draw_takes_back_that_draw():
     won = act(state, type="draw", seat=1, kind="faran_leaf")
     assert GAME.outcome(won).winners == (DORO,)
     back = act(won, type="undo")
-    assert back == state and back["phase"] == "tiebreak" and GAME.outcome(back) is None
+    assert game(back) == game(state) and back["phase"] == "tiebreak" and GAME.outcome(back) is None
     assert [a["seat"] for a in GAME.legal_actions(back) if a["type"] == "draw"][:1] == [BABS]
 
 

@@ -222,8 +222,10 @@ class Zaubercocktail(Game):
         if card == self.bolt["id"]:
             state["phase"] = "over"
             state["end"] = {"reason": "magic_bolt", "round": state["round"]["number"]}
+            self.announce(state, "magic_bolt", bolt=self.bolt["name"], round=state["round"]["number"])
             return [{"type": "game_over", "reason": "magic_bolt"}]
         state["phase"] = "trading"
+        self.announce(state, "revealed", card=self._card_name(card), round=state["round"]["number"])
         return []
 
     def _do_drop_out(self, state: State, action: Action) -> None:
@@ -234,8 +236,10 @@ class Zaubercocktail(Game):
         if seat in rnd["dropouts"]:
             raise IllegalAction(f"{state['players'][seat]} has already stopped trading")
         rnd["dropouts"].append(seat)
+        self.announce(state, "ring" if len(rnd["dropouts"]) == 1 else "goblet", seat=seat)
         if len(rnd["dropouts"]) >= self._count_rule("stones_to_end", state):
             state["phase"] = "laying"
+            self.announce(state, "trading_over")
 
     def _do_false_trader(self, state: State, action: Action) -> None:
         seat = action["seat"]
@@ -290,6 +294,13 @@ class Zaubercocktail(Game):
                                 "still waiting for " + ", ".join(missing))
         self._check_deck(rnd["entries"])        # together, as they are turned over
         rnd["entries_revealed"] = True
+        for seat, entry in enumerate(rnd["entries"]):    # face up now: every lay-down is told
+            sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
+            if sets:
+                self.announce(state, "laid", seat=seat, cards=self._sets_words(sets),
+                              points=laydown.score(sets)["points"])
+            else:
+                self.announce(state, "laid_nothing", seat=seat)
         totals = [self._entry_score(e) for e in rnd["entries"]]
         # rulebook: more points first; equal points: more cards played first
         layers = sorted((s for s, t in enumerate(totals) if t["cards_played"]),
@@ -314,8 +325,10 @@ class Zaubercocktail(Game):
             raise IllegalAction(f"{state['players'][seat]} has already drawn; wait for the others in the tie")
         if kind == self.joker["id"]:
             rnd["draw_log"].append({"seat": seat, "kind": kind, "value": None})
+            self.announce(state, "draws_again", seat=seat, black=self.joker["name"])
             return []  # a Black Something has no value: that player draws again
         value = laydown.single_card_value(self.kinds[kind])
+        self.announce(state, "drew", seat=seat, card=self.kinds[kind]["name"], value=value)
         rnd["drawn"][seat] = kind
         rnd["draw_log"].append({"seat": seat, "kind": kind, "value": value})
 
@@ -342,6 +355,8 @@ class Zaubercocktail(Game):
         if rnd["order"] is None or rnd["results"] is not None or state["phase"] == "over":
             return None
         if self._undecided(state):
+            if state["phase"] != "tiebreak":
+                self.announce(state, "tie", who=_and([state["players"][s] for s in self._seats_to_draw(state)]))
             state["phase"] = "tiebreak"
             return None
         return self._score_round(state)
@@ -424,6 +439,7 @@ class Zaubercocktail(Game):
             before = state["stones"][seat]
             after = min(path["target"], max(path["start"], before + sum(m["fields"] for m in moves)))
             state["stones"][seat] = after
+            self._announce_moves(state, seat, moves, before, after)
             results.append({
                 "seat": seat, "name": players[seat], "sets": sets, **total,
                 "laid_nothing": seat not in place_of,
@@ -440,8 +456,23 @@ class Zaubercocktail(Game):
         if path["target"] in state["stones"]:
             state["phase"] = "over"
             state["end"] = {"reason": "target", "round": rnd["number"]}
+            self.announce(state, "target", who=_and([players[s] for s, f in enumerate(state["stones"])
+                                                     if f == path["target"]]), field=path["target"])
             effects.append({"type": "game_over", "reason": "target"})
         return effects
+
+    def _sets_words(self, sets: list[laydown.Set]) -> str:
+        """A revealed lay-down as the table says it: "3 Troll Hair + 1 Black Something, 2 Greenwurz"."""
+        joker = self.joker["name"]
+        return ", ".join(f"{s['natural']} {s['name']}" + (f" + {s['black']} {joker}" if s["black"] else "")
+                         for s in sets)
+
+    def _announce_moves(self, state: State, seat: int, moves: list[dict[str, Any]], before: int, after: int) -> None:
+        """One stone's moves of a scored round: the recipe card's, the ring's, and where it is now."""
+        for m in moves:
+            way = "forward" if m["fields"] > 0 else "back"
+            self.announce(state, f"{m['why']}_{way}", seat=seat, fields=abs(m["fields"]))
+        self.announce(state, "stone_on" if after != before else "stone_stays", seat=seat, field=after)
 
     def _tie_break(self, state: State, seat: int, total: dict[str, int]) -> str | None:
         """Which rule placed this player among others with the same points."""

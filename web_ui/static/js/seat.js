@@ -3,6 +3,7 @@
 // render(root, seatSession, ctx); ctx.act(action) acts as this seat and no other.
 import { $, el, toast } from "./ui.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
+import { nextGame, outcomeBox } from "./outcome.js";
 
 const boot = JSON.parse($("#boot").textContent);
 const base = `/api/v1/seat/${encodeURIComponent(boot.token)}`;
@@ -60,7 +61,11 @@ async function draw() {
   const ctx = { act, toast, el, seat: current.seat, name: boot.name, names: current.players };
   if (mod?.render) mod.render(root, current, ctx);
   else generic(root, current);
+  // at the end, every game's phone says who won and this seat's own result, first
+  const end = outcomeBox(current, current.seat);
+  if (end) root.prepend(end);
   document.body.dataset.version = String(current.version);
+  document.body.dataset.over = current.outcome ? "yes" : "no";
 }
 
 function refused(message) {
@@ -79,7 +84,13 @@ getJSON(base).then((session) => {
   const live = follow(`${base}/stream`, {
     onSession: accept,
     onNotice: (notice) => {
-      if (notice.kind === "revoked") {      // a new game, the seat moved, a new PIN
+      if (notice.kind === "revoked" && notice.game_name) {   // a new game: the way into it
+        live.close();                       // (asking again would only be refused)
+        ended();
+        root.replaceChildren(...nextGame(notice, current));     // the last game's result stays
+        current = null;
+        document.body.dataset.next = "yes";
+      } else if (notice.kind === "revoked") {      // the seat moved, a new PIN
         live.close();
         refused(notice.message);
       } else toast(sentence(notice.message));
@@ -93,3 +104,10 @@ getJSON(base).then((session) => {
 }).catch((err) => {
   refused(err instanceof ApiError ? err.message : "the table did not answer; reload in a moment");
 });
+
+/** The link's game is over and a new one started: nothing more to follow here. */
+function ended() {
+  const conn = $("#conn");
+  conn.dataset.state = "ended";
+  conn.querySelector(".conn-text").textContent = "game ended";
+}
