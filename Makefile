@@ -18,6 +18,10 @@ FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py
 # each worker starts its own browser); a test that must not run beside others of its
 # kind marks them with the same xdist_group and they share one worker.
 PYTEST_ARGS ?= -n auto --dist loadgroup
+# setuptools prints a boxed "BuildBackendWarning: Editable installation" for every
+# editable install, even under --quiet; a new owner takes it for an error. It is advice
+# for developers with a same-named folder elsewhere, so it is filtered by its message.
+PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip
 
 .PHONY: all run sim test bench lint clean
 .DEFAULT_GOAL := all
@@ -29,13 +33,13 @@ $(BIN)/python:
 # Reinstall only when the project description changes. `make run` needs only the
 # runtime (plus lgpio and smbus2 on a Pi: the `pi` extra); `make test` adds the test tools.
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[pi]'
+	$(PIP) install --quiet -e '.[pi]'
 	@# the service sees the checkout read-only (ProtectHome): compile it now, not at each start
 	$(BIN)/python -m compileall -q controller web_ui
 	touch $(STAMP_RUN)
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[pi,test]'
+	$(PIP) install --quiet -e '.[pi,test]'
 	touch $(STAMP_TEST) $(STAMP_RUN)
 
 $(STAMP_STUBS): | $(BIN)/python
