@@ -23,7 +23,7 @@ PYTEST_ARGS ?= -n auto --dist loadgroup
 # for developers with a same-named folder elsewhere, so it is filtered by its message.
 PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip
 
-.PHONY: all run sim test bench lint clean
+.PHONY: all run sim test bench lint clean image image-test
 .DEFAULT_GOAL := all
 
 $(BIN)/python:
@@ -72,6 +72,17 @@ lint: $(STAMP_TEST) $(STAMP_STUBS)
 	MYPYPATH=firmware:$(MP_STUBS) $(BIN)/python -m mypy --config-file firmware/mypy.ini \
 	    --custom-typeshed-dir $(MP_STUBS) $(addprefix -m ,$(FIRMWARE_MODULES)) || status=1; \
 	exit $$status
+
+# The SD-card image for the Raspberry Pi 3, 4 and Zero 2 W (image/build.sh, minutes; needs
+# root). Downloads are cached in ~/.cache/potionpi-image. `make image-test` boots it in
+# QEMU and checks it from outside (image/test_image.py, minutes); neither is in `make test`.
+IMAGE_OUT ?= build/image
+image: $(STAMP_RUN)
+	PYTHON=$(abspath $(BIN)/python) image/build.sh $(IMAGE_OUT)
+
+image-test: $(STAMP_TEST)
+	$(BIN)/python -m pytest -p no:cacheprovider -o testpaths=image -n 0 --timeout 3600 \
+	    image/test_image.py --image-dir $(IMAGE_OUT) $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache test-output
