@@ -75,8 +75,10 @@ mkdir -p "$CACHE/apt" "$CACHE/pip"
 packages=$(grep -v -e '^#' -e '^$' "$HERE/packages.txt" | paste -sd, -)
 # mmdebstrap keeps the .debs (download/empty skipped) so they can be synced out to the cache;
 # the hooks' "$1" is mmdebstrap's (the root), not this script's
+# INITRD=No: the kernel's package makes no initrd (under qemu-user that takes half an hour,
+# and dpkg's trigger would make it again); customize.sh makes it once, at the end.
 # shellcheck disable=SC2016
-nice -n "$NICE" mmdebstrap --mode=root --variant=minbase --architectures=arm64 \
+INITRD=No nice -n "$NICE" mmdebstrap --mode=root --variant=minbase --architectures=arm64 \
     --components=main,non-free-firmware --include="$packages" \
     --aptopt='Acquire::Retries "3"' \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
@@ -150,6 +152,10 @@ tar -C "$OUT/stage" -czf "$RELEASE" "potionpi-$VERSION"
 rm -rf "$OUT/stage"
 
 step finish ""
+kernel=$(basename "$(find "$ROOT/boot" -maxdepth 1 -name "vmlinuz-*" | sort | tail -1)")
+if [ -z "${IMAGE_KEEP_ROOT:-}" ]; then
+    rm -rf "$ROOT"                                 # 1.5 GB; IMAGE_KEEP_ROOT=1 keeps it to look at
+fi
 total=$(( $(date +%s) - STARTED ))
 printf '%-12s %5d s\n' total "$total" >>"$OUT/build-times.txt"
 size_mb=$(( $(stat -c %s "$IMG") / 1048576 ))
@@ -158,6 +164,6 @@ size_mb=$(( $(stat -c %s "$IMG") / 1048576 ))
     echo "size        $size_mb MiB ($(du -m "$IMG" | cut -f1) MiB on disk, sparse)"
     echo "release     $RELEASE ($(du -k "$RELEASE" | cut -f1) KiB)"
     echo "potionpi    $VERSION"
-    echo "kernel      $(basename "$(find "$ROOT/boot" -maxdepth 1 -name "vmlinuz-*" | sort | tail -1)")"
+    echo "kernel      $kernel"
 } | tee "$OUT/build-info.txt"
 cat "$OUT/build-times.txt"

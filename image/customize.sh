@@ -55,6 +55,8 @@ systemctl enable potionpi-firstboot.service potionpi-growroot.service potionpi-s
 systemctl disable getty@tty1.service
 # SSH only when the card asks for it (Raspberry Pi Imager's settings)
 systemctl disable ssh.service
+# systemd's own first-boot wizard asks on the console (locale, root password): no terminal here
+systemctl mask systemd-firstboot.service
 rm -f /etc/ssh/sshd_not_to_be_run
 
 step "the forest-floor Pico's firmware, compiled (.mpy) and ready to flash"
@@ -71,8 +73,11 @@ for path, name in compile_firmware(out):
 print("  firmware", firmware_version(), "->", ", ".join(sorted(p.name for p in out.iterdir())))
 PY
 
-step "the boot partition: kernel, device trees, config.txt and cmdline.txt; the first-boot files"
-DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
+step "the initrd (once: the packages were installed with INITRD=No), then the boot partition"
+# initramfs-tools' own post-update hook is raspi-firmware's: it copies the kernel, the initrd
+# and the device trees to /boot/firmware and writes config.txt and cmdline.txt from
+# /etc/default/raspi-firmware (the image's, copied in above)
+update-initramfs -c -k all
 install -m 644 "$IN/boot/potionpi-setup.txt" "$IN/boot/README.txt" /boot/firmware/
 install -m 644 /etc/potionpi.toml /boot/firmware/potionpi.toml
 mkdir -p /boot/firmware/pico-firmware
