@@ -4,6 +4,9 @@
 #
 #   image/build.sh [OUT]          OUT: where the image goes (default build/image)
 #
+# IMAGE_KEEP_ROOT=1 keeps the root folder; IMAGE_REUSE_ROOT=1 then builds the card from
+# it again without the (long) root step.
+#
 # Steps: the tools (qemu-user through binfmt_misc for the arm64 root), the potionpi wheel,
 # the root (mmdebstrap: Debian's packages, then image/customize.sh inside it), the two
 # filesystems, the card image and the release archive. Each step says its name; a failure
@@ -70,6 +73,10 @@ cp "${PIP_CERT:-/etc/ssl/certs/ca-certificates.crt}" "$STAGE/ca-certificates.crt
 # --- 3. the root ---------------------------------------------------------------------
 step root "Debian 12 arm64 (mmdebstrap), then potionpi inside it (image/customize.sh)"
 ROOT="$OUT/root"
+if [ -n "${IMAGE_REUSE_ROOT:-}" ] && [ -d "$ROOT/opt/potionpi" ]; then
+    # for work on the later steps: the root of the last build (IMAGE_KEEP_ROOT=1) as it is
+    echo "   IMAGE_REUSE_ROOT: the root of the last build, unchanged"
+else
 rm -rf "$ROOT"
 mkdir -p "$CACHE/apt" "$CACHE/pip"
 packages=$(grep -v -e '^#' -e '^$' "$HERE/packages.txt" | paste -sd, -)
@@ -99,6 +106,7 @@ INITRD=No nice -n "$NICE" mmdebstrap --mode=root --variant=minbase --architectur
     "deb $MIRROR bookworm main non-free-firmware" \
     "deb $MIRROR bookworm-updates main non-free-firmware" \
     "deb $SECURITY bookworm-security main non-free-firmware"
+fi
 
 # --- 4. the filesystems ----------------------------------------------------------------
 step filesystems "the FAT boot partition (mtools) and the ext4 root (mkfs.ext4 -d), no mounts"

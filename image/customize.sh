@@ -53,8 +53,13 @@ systemctl enable potionpi-firstboot.service potionpi-growroot.service potionpi-s
     potionpi-update.path
 # the screen has tty1; Alt+F2 gives a login (logind starts one on demand)
 systemctl disable getty@tty1.service
-# SSH only when the card asks for it (Raspberry Pi Imager's settings)
-systemctl disable ssh.service
+# SSH only when the card asks for it (Raspberry Pi Imager's settings): neither the service
+# nor its socket (Debian enables both)
+systemctl disable ssh.service ssh.socket
+# NetworkManager runs the network: systemd-networkd's wait-online would hold
+# network-online.target (and the table) for two minutes waiting for links it never manages
+systemctl disable systemd-networkd.service systemd-networkd.socket systemd-networkd-wait-online.service
+systemctl mask systemd-networkd-wait-online.service
 # systemd's own first-boot wizard asks on the console (locale, root password): no terminal here
 systemctl mask systemd-firstboot.service
 rm -f /etc/ssh/sshd_not_to_be_run
@@ -91,8 +96,7 @@ rm -f /var/lib/systemd/random-seed /var/lib/NetworkManager/secret_key
 rm -rf /var/lib/potionpi-setup
 find /var/lib/potionpi -mindepth 1 -delete
 echo potionpi >/etc/hostname
-sed -i '/^127.0.1.1/d' /etc/hosts
-printf '127.0.1.1\tpotionpi\n' >>/etc/hosts
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tpotionpi\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >/etc/hosts
 
 step "smaller: apt's lists and caches, Python's caches of the build"
 rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/debconf/*-old /var/log/*.log

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import socket
 import subprocess
 import time
@@ -75,6 +74,12 @@ def debugfs(root_image: Path, command: str) -> str:
     return done.stdout
 
 
+def exists(root_image: Path, path: str) -> bool:
+    done = subprocess.run(["debugfs", "-R", f"stat {path}", str(root_image)], capture_output=True,
+                          text=True)
+    return "File not found" not in done.stderr and "Inode:" in done.stdout
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -122,7 +127,6 @@ class Machine:
     nice: int = 10
     page: int = field(default_factory=free_port)
     ssh_port: int = field(default_factory=free_port)
-    mdns: int = field(default_factory=free_port)
     key: Path | None = None
     user: str = "maker"
     proc: subprocess.Popen | None = None
@@ -151,8 +155,7 @@ class Machine:
         kernel, initrd, cmdline = self.boot_files()
         self.cmdline = cmdline
         forwards = (f"hostfwd=tcp:127.0.0.1:{self.page}-:{self.page_guest_port},"
-                    f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,"
-                    f"hostfwd=udp:127.0.0.1:{self.mdns}-:5353")
+                    f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22")
         cmd = ["nice", "-n", str(self.nice), "qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72",
                "-smp", str(self.cpus), "-m", str(self.memory_mb), "-accel", "tcg,thread=multi",
                "-kernel", str(kernel), "-initrd", str(initrd), "-append", cmdline,
@@ -161,7 +164,7 @@ class Machine:
                "-netdev", f"user,id=net,{forwards}", "-device", "virtio-net-pci,netdev=net",
                "-device", "virtio-rng-pci",
                # a screen, so tty1 is a framebuffer console as on a Pi with HDMI
-               "-device", "virtio-gpu-pci", "-display", "none",
+               "-device", "virtio-gpu-pci,xres=1920,yres=1080", "-display", "none",
                "-serial", f"file:{self.console}",
                "-monitor", f"unix:{self.monitor},server,nowait"]
         (self.workdir / "qemu.cmd").write_text(shlex.join(cmd) + "\n")
@@ -203,12 +206,17 @@ class Machine:
         except OSError:
             return "(no console output)"
 
-    def ssh(self, command: str, *, check: bool = True, timeout: float = 300) -> str:
+    def python(self, script: str, timeout: float = 120) -> str:
+        """Run ``script`` with the guest's own Python 3 (Debian's), over SSH."""
+        return self.ssh("python3 -", stdin=script, timeout=timeout)
+
+    def ssh(self, command: str, *, check: bool = True, timeout: float = 300,
+            stdin: str | None = None) -> str:
         assert self.key is not None
         cmd = ["ssh", "-i", str(self.key), "-p", str(self.ssh_port), "-o", "BatchMode=yes",
                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=20", f"{self.user}@127.0.0.1", command]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=stdin)
         if check and done.returncode:
             raise AssertionError(f"ssh {command!r}: exit {done.returncode}: {done.stderr.strip()}")
         return done.stdout
@@ -225,6 +233,11 @@ class Machine:
                 last = str(exc)
             time.sleep(3)
         raise AssertionError(f"no SSH after {deadline_s:.0f} s ({last}); console:\n{self.tail()}")
+
+    def screen_text(self) -> str:
+        """What the first console (tty1, the Pi's HDMI screen) shows, as text: the glyphs
+        outside ASCII (the QR code's blocks) as dots."""
+        return self.ssh("sudo cat /dev/vcs1 | LC_ALL=C tr -c ' -~' '.'")
 
     def host_keys(self) -> str:
         done = subprocess.run(["ssh-keyscan", "-p", str(self.ssh_port), "-T", "30", "127.0.0.1"],
@@ -250,14 +263,11 @@ class Machine:
             if ppm.exists() and ppm.stat().st_size > 0:
                 break
             time.sleep(0.5)
-        convert = shutil.which("convert")
         if not ppm.exists():
             return None
-        if convert:
-            subprocess.run([convert, str(ppm), str(target)], check=False)
-            ppm.unlink()
-            return target if target.exists() else None
-        return ppm
+        ppm_to_png(ppm, target)
+        ppm.unlink()
+        return target
 
     def stop(self) -> None:
         if self.proc is None:
@@ -275,9 +285,28 @@ class Machine:
         self.proc = None
 
 
+def ppm_to_png(ppm: Path, png: Path) -> None:
+    """QEMU's screendump (binary PPM) as a PNG (zlib and struct: no imaging library)."""
+    import struct
+    import zlib
+    data = ppm.read_bytes()
+    fields = data.split(maxsplit=4)                  # P6, width, height, maxval, pixels
+    assert fields[0] == b"P6", "not a binary PPM"
+    width, height = int(fields[1]), int(fields[2])
+    pixels = fields[4][:width * height * 3]
+    rows = b"".join(b"\0" + pixels[y * width * 3:(y + 1) * width * 3] for y in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+
 def mdns_query(port: int, name: str, qtype: int = 12, timeout: float = 10) -> list[str]:
-    """A one-shot (legacy unicast) mDNS query to ``127.0.0.1:port`` (the guest's 5353,
-    forwarded); the names in the answer's records, lowercase. 12 = PTR."""
+    """A one-shot (legacy unicast, RFC 6762 5.1) mDNS query to ``127.0.0.1:port``; the
+    names in the answer's records, lowercase. 12 = PTR. (Run inside the guest: QEMU's
+    user network carries no multicast, and its UDP forward to port 5353 loses avahi's
+    answers.)"""
     qid = os.getpid() & 0xFFFF
     labels = b"".join(bytes([len(p)]) + p.encode() for p in name.rstrip(".").split(".")) + b"\0"
     packet = qid.to_bytes(2, "big") + b"\0\0\0\1\0\0\0\0\0\0" + labels + qtype.to_bytes(2, "big") + b"\0\1"

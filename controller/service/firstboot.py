@@ -403,18 +403,20 @@ def _run(cmd: list[str]) -> "subprocess.CompletedProcess[str]":
     return subprocess.run(cmd, capture_output=True, text=True, check=False)
 
 
-def _write(path: Path, text: str, mode: int = 0o644) -> bool:
-    """Write ``text`` atomically; False (and nothing written) when it is there already."""
+def _write(path: Path, text: str, mode: int | None = 0o644) -> bool:
+    """Write ``text`` atomically; False (and nothing written) when it is there already.
+    ``mode=None``: a file on the FAT partition, which has no modes (its mount's umask)."""
     if path.is_file() and path.read_text() == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".potionpi-new")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if mode is None else mode)
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
-    os.chmod(tmp, mode)
+    if mode is not None:
+        os.chmod(tmp, mode)         # whatever the umask: a keyfile stays 0600
     os.replace(tmp, path)
     return True
 
@@ -647,7 +649,7 @@ def first_boot(*, boot: Path = BOOT, root: Path = Path("/"), run: Run = _run,
     status = status_text(state, pin=pin, name=_hostname(root), wifi=_wifi_ssid(root),
                          port=install.configured_port(None, root) or install.DEFAULT_PORT)
     try:
-        _write(boot / STATUS_FILE, status)
+        _write(boot / STATUS_FILE, status, mode=None)
     except OSError:
         pass                                     # a read-only card: the screen still shows it
     if out is not None:

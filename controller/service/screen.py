@@ -10,6 +10,9 @@ the second console (Alt+F2).
 from __future__ import annotations
 
 import http.client
+import io
+import os
+import re
 import socket
 import time
 from pathlib import Path
@@ -38,9 +41,14 @@ def table_answers(port: int, timeout: float = 2.0) -> bool:
         return False
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def screen_text(*, name: str, urls: list[str], pin: str | None, ready: bool,
-                state: firstboot.State, wifi: str | None, qr: str = "") -> str:
-    """The whole screen, for an 80x25 console (the QR code takes ~20 lines at the bottom)."""
+                state: firstboot.State, wifi: str | None, qr: str = "",
+                size: tuple[int, int] | None = None) -> str:
+    """The whole screen. ``size`` (columns, rows) of the console: the QR code goes beside
+    the text where it fits, else below it, else it is left out (the text always shows)."""
     lines = [f"potionpi {__version__}  -  the table {name!r}"
              + ("" if ready else "  (starting...)"), ""]
     lan = [u for u in urls if "127.0.0.1" not in u]
@@ -53,17 +61,34 @@ def screen_text(*, name: str, urls: list[str], pin: str | None, ready: bool,
     if wifi:
         lines.append(f"  Wi-Fi:               {wifi!r}")
     if state.hotspot_password:
-        lines.append(f"  The table's Wi-Fi:   {state.hotspot_ssid!r}  password {state.hotspot_password}"
-                     f"  ->  http://{firstboot.hotspot.ADDRESS}:{_port_of(urls)}/")
+        lines.append(f"  The table's Wi-Fi:   {state.hotspot_ssid!r}  password {state.hotspot_password}")
+        lines.append(f"                       (then open http://{firstboot.hotspot.ADDRESS}:{_port_of(urls)}/)")
     if state.errors:
         lines.append("")
         lines.append(f"  ! {firstboot.SETUP_FILE} was NOT applied: fix these and boot again:")
         lines += [f"    - {e}" for e in state.errors[:4]]
+    elif state.stopped:
+        lines.append("")
+        lines.append(f"  ! applying {firstboot.SETUP_FILE} stopped: {state.stopped}")
     lines.append("")
-    out = "\n".join(lines) + "\n"
-    if qr and lan:
-        out += qr
-    return out
+    code = qr.splitlines() if qr and lan else []
+    return "\n".join(_layout(lines, code, size)) + "\n"
+
+
+def _layout(text: list[str], code: list[str], size: tuple[int, int] | None) -> list[str]:
+    if not code:
+        return text
+    if size is None:
+        return text + code
+    cols, rows = size
+    text_width = max(len(line) for line in text) + 3
+    code_width = max(len(ANSI.sub("", line)) for line in code)
+    if text_width + code_width <= cols and max(len(text), len(code)) <= rows:
+        text = text + [""] * (len(code) - len(text))
+        return [t.ljust(text_width) + c for t, c in zip(text, code + [""] * len(text))]
+    if len(text) + len(code) <= rows:
+        return text + code
+    return text + ["  (a bigger screen shows the address as a QR code too)"]
 
 
 def _port_of(urls: list[str]) -> int:
@@ -74,7 +99,8 @@ def _port_of(urls: list[str]) -> int:
     return 80
 
 
-def draw(*, root: Path = Path("/"), config_path: str | None = None) -> str:
+def draw(*, root: Path = Path("/"), config_path: str | None = None,
+         size: tuple[int, int] | None = None) -> str:
     """The screen as it is now."""
     try:
         config = Config.load(config_path or (install.CONFIG_FILE if Path(install.CONFIG_FILE).exists()
@@ -90,14 +116,22 @@ def draw(*, root: Path = Path("/"), config_path: str | None = None) -> str:
                        pin=secrets_store.peek_pin(data_dir, config["table"]["pin"]),
                        ready=table_answers(port), state=state,
                        wifi=firstboot._wifi_ssid(root),
-                       qr=discovery.terminal_qr(lan[0]) if lan else "")
+                       qr=discovery.terminal_qr(lan[0]) if lan else "", size=size)
+
+
+def _size(out: IO[str]) -> tuple[int, int] | None:
+    try:
+        found = os.get_terminal_size(out.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None                       # not a console (a pipe, the journal): all of it
+    return found.columns, found.lines
 
 
 def run(out: IO[str], *, interval: float = 5.0, once: bool = False,
         config_path: str | None = None, sleep: Callable[[float], None] = time.sleep) -> int:
     shown = ""
     while True:
-        text = draw(config_path=config_path)
+        text = draw(config_path=config_path, size=_size(out))
         if text != shown:
             out.write(CLEAR + text)
             out.flush()

@@ -281,3 +281,44 @@ def test_firstboot_check_from_the_command_line(card, capsys):
     assert main(["firstboot", "--check", "--boot", str(boot)]) == 2
     err = capsys.readouterr().err
     assert "[table] pin = 'abcd' is not allowed; use 4 to 8 digits" in err
+
+
+def test_the_pis_screen_shows_the_address_pin_and_the_tables_wifi():
+    from controller.service import screen
+    state = fb.State(hotspot_ssid="Zauberwald-Tisch", hotspot_password="cauldron-42")
+    text = screen.screen_text(name="zauberwald", urls=["http://192.168.1.20:8081/",
+                                                       "http://zauberwald.local:8081/",
+                                                       "http://127.0.0.1:8081/"],
+                              pin="4711", ready=True, state=state, wifi="Home Wi-Fi", qr="QR\n")
+    lines = text.splitlines()
+    assert "  Open on the tablet:  http://192.168.1.20:8081/" in lines
+    assert "                  or:  http://zauberwald.local:8081/" in lines
+    assert "127.0.0.1" not in text                   # the Pi's own loopback helps no tablet
+    assert "  Table PIN:           4711" in lines and text.endswith("QR\n")
+    assert "  The table's Wi-Fi:   'Zauberwald-Tisch'  password cauldron-42" in lines
+    assert all(len(line) <= 80 for line in lines)     # a small console shows whole lines
+    # no network yet, no PIN yet, a refused file
+    state.errors = ["potionpi-setup.txt: [table] pin = '12' is not allowed; use 4 to 8 digits"]
+    text = screen.screen_text(name="potionpi", urls=["http://127.0.0.1:8080/"], pin=None,
+                              ready=False, state=state, wifi=None, qr="QR\n")
+    assert "(starting...)" in text and "No network yet" in text and "QR" not in text
+    assert "(made when the table has started)" in text
+    assert "potionpi-setup.txt was NOT applied" in text and "[table] pin = '12'" in text
+
+
+@pytest.mark.parametrize("size, beside, shown", [((120, 33), True, True), ((80, 40), False, True),
+                                                 ((80, 22), False, False), (None, False, True)])
+def test_the_qr_code_goes_where_the_screen_has_room(size, beside, shown):
+    from controller.service import discovery, screen
+    url = "http://192.168.178.23:8080/"
+    qr = discovery.terminal_qr(url)
+    text = screen.screen_text(name="potionpi", urls=[url], pin="4711", ready=True,
+                              state=fb.State(), wifi="Home", qr=qr, size=size)
+    lines = text.splitlines()
+    first_qr_line = qr.splitlines()[0]
+    assert any(first_qr_line in line for line in lines) == shown
+    assert any(line.startswith("potionpi ") and line.rstrip().endswith(first_qr_line.rstrip())
+               for line in lines) == beside
+    if size:
+        assert len(lines) <= size[1]
+    assert any(l.startswith("  Table PIN:           4711") for l in lines)
