@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
     run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--https-port", type=port_number,
+                     help="port of the HTTPS address, once `potionpi tls` made the certificate "
+                          "(default from config: 443; 0: none)")
 
     cfg = sub.add_parser("config", help="print the commented default config, or check a config file")
     group = cfg.add_mutually_exclusive_group(required=True)
@@ -66,6 +69,17 @@ def build_parser() -> argparse.ArgumentParser:
     pgroup = pin.add_mutually_exclusive_group()
     pgroup.add_argument("--new", action="store_true", help="generate a fresh random PIN")
     pgroup.add_argument("--set", metavar="DIGITS", help="use these 4 to 8 digits as the PIN")
+
+    tls = sub.add_parser("tls", help="make the table's HTTPS certificate (and its CA, for the tablet)",
+                         description="Makes a table CA and a certificate for this Pi's names and "
+                                     "addresses in the data dir; run again after adding a name. The "
+                                     "tablet installs the CA once from the table's /secure page, then "
+                                     "opens https://<this Pi>.local/ (docs/https.md).")
+    common(tls)
+    tls.add_argument("--name", action="append", default=[], metavar="NAME",
+                     help="another name or address the tablet uses for the table (repeatable)")
+    tls.add_argument("--new-ca", action="store_true",
+                     help="make a new table CA too (every tablet must install it again)")
 
     hist = sub.add_parser("history", help="list past games with their winners")
     common(hist)
@@ -250,6 +264,9 @@ def cmd_run(args) -> int:
     sim = plan.simulated
     host = args.host or config["web"]["host"]
     port = config["web"]["port"] if args.port is None else args.port
+    https_port = config["web"]["https_port"] if args.https_port is None else args.https_port
+    if port and https_port == port:
+        raise UsageError(f"HTTP and HTTPS cannot share port {port}; pick another --https-port (0: none)")
     if port and discovery.port_taken(host, port):   # before the database is opened
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
@@ -259,7 +276,7 @@ def cmd_run(args) -> int:
         signal.signal(sig, lambda *_: stop.set())
     try:
         try:
-            daemon.start(host, args.port)
+            daemon.start(host, args.port, https_port)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 print(PORT_TAKEN.format(port=port), file=sys.stderr)
@@ -273,6 +290,8 @@ def cmd_run(args) -> int:
         print(f"potionpi {__version__} is running ({'simulated' if sim else 'real'} devices)", flush=True)
         for url in urls:
             print(f"  open on the tablet: {url}", flush=True)
+        for url in daemon.https_urls():
+            print(f"  the secure table (HTTPS, docs/https.md): {url}", flush=True)
         print(f"  table PIN: {daemon.pin}   (from {daemon.pin_source}; change it with `potionpi pin --new`)",
               flush=True)
         print(f"  data: {daemon.data_dir}   config: {config.source}", flush=True)
@@ -295,6 +314,49 @@ def cmd_config(args) -> int:
         return EXIT_OK
     Config.load(args.check)
     print(f"{args.check}: ok")
+    return EXIT_OK
+
+
+def cmd_tls(args) -> int:
+    import shlex
+
+    from .service import certs, discovery, install
+    from .service.preflight import PIP
+
+    config = _config(args)
+    data_dir = _data_dir(args, config)
+    try:
+        held, left_out, new_ca = certs.make(data_dir, tuple(args.name), new_ca=args.new_ca)
+    except ImportError:
+        print(f"potionpi: making certificates needs the cryptography package: `{PIP} cryptography`",
+              file=sys.stderr)
+        return EXIT_USAGE
+    tls = certs.folder(data_dir)
+    print(f"table CA: {tls / certs.CA_CERT} ({'new' if new_ca else 'kept'})")
+    print(f"  its SHA-256 fingerprint: {held.ca_fingerprint}")
+    print(f"certificate: {tls / certs.CERT} (until {held.not_after:%Y-%m-%d})")
+    print("  for " + ", ".join([*held.names, *held.addresses]))
+    for item in left_out:
+        print(f"  left out: {item}")
+    web = config["web"]
+    http = discovery.table_urls("0.0.0.0", web["port"])[0]
+    print("next:")
+    if not web["https_port"]:
+        print("  HTTPS is off in the config (web.https_port = 0): set a port first")
+    elif not install.may_bind(web["https_port"]):
+        print(f"  1. sudo {shlex.join(install.potionpi_command())} install  (again: the service may then "
+              f"use port {web['https_port']}; it restarts the table)")
+    else:
+        print(f"  1. restart the table: sudo systemctl restart {install.UNIT_NAME} (or stop and start "
+              "`potionpi run`)")
+    if new_ca:
+        print(f"  2. on the tablet open {http}secure and install the table's certificate there "
+              "(docs/https.md); check that it shows the fingerprint above")
+    else:
+        print("  2. a tablet that installed this table CA before needs nothing new")
+    if web["https_port"]:
+        from web_ui.tls import https_url
+        print(f"  3. then the tablet opens {https_url(discovery.mdns_name(), web['https_port'])}")
     return EXIT_OK
 
 
@@ -520,7 +582,7 @@ def cmd_calibrate(args) -> int:
     return calibrate(args.device, _config(args), args.config)
 
 
-COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "history": cmd_history,
+COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "tls": cmd_tls, "history": cmd_history,
             "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
             "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,

@@ -102,6 +102,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "web": {
         "host": Key("0.0.0.0", "Address to listen on; 0.0.0.0 lets the tablet on the table's Wi-Fi reach it."),
         "port": Key(8080, "TCP port of the tablet page and API.", int, low=1, high=65535),
+        "https_port": Key(443, "TCP port of the table's HTTPS address, served once `potionpi tls` has made "
+                               "its certificate (docs/https.md); plain HTTP on `port` stays for the "
+                               "phones. 0: no HTTPS.", int, low=0, high=65535),
         "threads": Key(32, "Web worker threads for taps and pages; each open live stream gets one more.",
                        int, low=4, high=256),
         "keepalive_seconds": Key(10.0, "Seconds between keep-alive comments on idle live streams.",
@@ -276,6 +279,10 @@ class Config:
         pin = self.values["table"]["pin"]
         if pin and not is_pin(pin):
             raise ConfigError(f"{path}: table.pin = {pin!r} is not allowed; use 4 to 8 digits")
+        web = self.values["web"]
+        if web["https_port"] == web["port"]:
+            raise ConfigError(f"{path}: web.https_port = {web['https_port']} is web.port too; "
+                              "use another port for HTTPS (443), or 0 for none")
 
 
 def section(name: str, **overrides: Any) -> dict[str, Any]:

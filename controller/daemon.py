@@ -53,6 +53,7 @@ class Daemon:
             logs.close_log_file(self._log_file)
             raise
         self.server: Any = None
+        self.https: Any = None            # the HTTPS listener, when the table has a certificate
         self.host = config["web"]["host"]
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -66,17 +67,22 @@ class Daemon:
                 # the unlocked tablets, so Lock revokes a cookie and a restart keeps the rest
                 "tablets_file": str(self.data_dir / TABLETS_FILE)}
 
-    def start(self, host: str | None = None, port: int | None = None) -> int:
-        """Bind and serve in a background thread; returns the port actually bound."""
+    def start(self, host: str | None = None, port: int | None = None, https_port: int | None = None) -> int:
+        """Bind and serve in a background thread; returns the port actually bound. With a
+        certificate from `potionpi tls`, HTTPS is served on ``https_port`` too."""
         from web_ui.server import make_server
 
         web = self.config["web"]
         self.server = make_server(self.app, host or web["host"], web["port"] if port is None else port,
                                   threads=web["threads"])
+        self.host = host or web["host"]
+        self.https = self._listen_https(web["https_port"] if https_port is None else https_port)
         self._thread = threading.Thread(target=self.server.run, name="web", daemon=True)
         self._thread.start()
-        self.host = host or web["host"]
-        self.app.extensions["potionpi"].extras["service"]["urls"] = self.urls(self.host)
+        service = self.app.extensions["potionpi"].extras["service"]
+        service["urls"] = self.urls(self.host)
+        service["http_port"] = self.server.port
+        service["https_port"] = self.https.effective_port if self.https is not None else None
         # systemd (Type=notify): the table is up; the watchdog pings while it stays healthy
         notify.notify(f"READY=1\nSTATUS={self.status_line()}")
         interval = notify.watchdog_interval()
@@ -88,6 +94,42 @@ class Daemon:
     def urls(self, host: str) -> list[str]:
         """Addresses a tablet on the same network can open, the plain IP address first."""
         return discovery.table_urls(host, self.server.port)
+
+    def https_urls(self) -> list[str]:
+        """The table's HTTPS addresses (its .local name first), if it serves HTTPS."""
+        if self.https is None:
+            return []
+        from web_ui.tls import https_url
+        port = self.https.effective_port
+        if self.host not in ("0.0.0.0", "::", ""):
+            return [https_url(self.host, port)]
+        return [https_url(discovery.mdns_name(), port), *(https_url(a, port) for a in discovery.interface_addresses())]
+
+    def _listen_https(self, port: int) -> Any:
+        """The HTTPS listener on ``port`` (0: none), once `potionpi tls` made the table's
+        certificate; it is made again first when the Pi's names or addresses changed. A
+        port it cannot have is said, and the table goes on over plain HTTP."""
+        from .service import certs
+        from web_ui.tls import listen_https
+
+        if not port or not certs.ready(self.data_dir):
+            return None
+        try:
+            why = certs.refresh(self.data_dir)
+            if why:
+                self.say(f"  made a new HTTPS certificate for the table: {why}")
+        except Exception as exc:             # the old certificate still serves
+            log.warning("could not make a new HTTPS certificate (%s); serving the old one", exc)
+        try:
+            return listen_https(self.server, self.host, port, certs.server_context(self.data_dir))
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            hint = (" (a port below 1024 needs `sudo .venv/bin/potionpi install`, which grants the "
+                    "service that one capability)") if port < 1024 and isinstance(exc, PermissionError) else ""
+            self.say(f"potionpi: cannot serve HTTPS on port {port}: {reason}{hint}; "
+                     "the table goes on over plain HTTP")
+            log.warning("no HTTPS on port %s: %s", port, reason)
+            return None
 
     def healthy(self, timeout: float) -> bool:
         """The table's writer is not hung (its lock comes free within ``timeout``) and the

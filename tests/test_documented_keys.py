@@ -22,7 +22,8 @@ KEY_LINE = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*=")
 INLINE = re.compile(r"`\[([a-z_]+)\]\s+([a-z_][a-z0-9_]*)\s*=[^`]*`")
 DOTTED = re.compile(r"`([a-z_]+)\.([a-z_][a-z0-9_]*)(?:\s*=[^`]*)?`")
 BARE = re.compile(r'`([a-z_][a-z0-9_]*) = (?:true|false|-?\d[\d.]*|"[^"`]*")`')
-FILE_ENDINGS = {"py", "js", "css", "html", "toml", "md", "json", "mpy", "uf2", "txt"}
+FILE_ENDINGS = {"py", "js", "css", "html", "toml", "md", "json", "mpy", "uf2", "txt", "crt", "key",
+                "mobileconfig", "webmanifest"}
 # [cauldron.colours] is a table of learned colours written by `potionpi calibrate colours`
 EXTRA = {("cauldron", "colours")}
 

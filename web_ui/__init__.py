@@ -216,7 +216,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         settings=merged)
 
     from . import (api, assets, errors, floor_api, headers, owner, pages, plugins, records_api, seats,
-                   stream, update_page)
+                   secure, stream, update_page)
     # each version's stream message is encoded once, in the acting thread, before any
     # stream wakes (web_ui/stream.py)
     messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()
@@ -232,6 +232,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.register_blueprint(pages.bp)
     app.register_blueprint(owner.bp)   # /join, /settings
     app.register_blueprint(update_page.bp)   # /settings/update: a newer potionpi from a file
+    app.register_blueprint(secure.bp)  # /secure (the table's CA for the tablet), /sw.js
     app.register_blueprint(plugins.bp)
     app.register_blueprint(seats.bp)
     # each game's own routes (e.g. a player's phone page), found by looking, never named

@@ -38,8 +38,11 @@ from controller import games
 
 STATIC = Path(__file__).resolve().parent / "static"
 YEAR = 365 * 24 * 3600
-COMPRESSIBLE = (".js", ".css", ".svg", ".json", ".html", ".txt", ".map")
+COMPRESSIBLE = (".js", ".css", ".svg", ".json", ".html", ".txt", ".map", ".webmanifest")
 MIN_GZIP = 512          # smaller files gain less than the header costs
+# not in every system's mime.types (the Pi's may lack them)
+TYPES = {".webmanifest": "application/manifest+json", ".mp4": "video/mp4", ".webm": "video/webm",
+         ".png": "image/png", ".svg": "image/svg+xml"}
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class AssetCache:
         if path.suffix in COMPRESSIBLE and len(data) >= MIN_GZIP:
             # mtime=0: the same bytes every time, so the ETag of the gzip'd file is stable
             gz = gzip.compress(data, compresslevel=9, mtime=0)
-        mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        mimetype = TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         asset = Asset(data, gz, hashlib.sha256(data).hexdigest()[:16], mimetype, stat.st_mtime)
         with self._lock:
             self._files[path] = (key, asset)
@@ -102,7 +105,11 @@ def serve(folder: Path, filename: str) -> Response:
         response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
     else:
         response.headers["Cache-Control"] = "no-cache"
-    response.make_conditional(request)        # 304 when the ETag matches
+    if asset.mimetype.startswith("video/"):
+        # Safari plays a video only from a server that answers byte ranges (206)
+        response.make_conditional(request, accept_ranges=True, complete_length=len(asset.data))
+    else:
+        response.make_conditional(request)    # 304 when the ETag matches
     return response
 
 

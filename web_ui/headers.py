@@ -2,7 +2,10 @@
 
 The pages use only their own scripts, styles and images (no CDN, no inline script but
 the tablet page's import map, allowed by its SHA-256 alone; the boot data is a JSON
-block, which is never executed), so the policy can be strict. A page
+block, which is never executed), so the policy can be strict. What the tablet adds as an
+app comes from the table too and falls under ``default-src 'self'``: the manifest
+(manifest-src), the clip that keeps the screen on (media-src) and the service worker
+(worker-src, through script-src). A page
 of the table may not be framed by another site: the unlocked tablet page inside a hidden
 frame would be a clickjacking trap.
 """

@@ -15,6 +15,7 @@ from controller.service.bundle import iter_export
 
 from . import auth, ctx
 from .errors import ApiError
+from .secure import phone_url
 
 bp = Blueprint("owner", __name__)
 
@@ -31,7 +32,7 @@ def join_url() -> str:
     Pi's own loopback (the Pi's screen): then the Pi's address on the network."""
     here = urlsplit(request.host_url)
     if here.hostname not in LOOPBACK:
-        return request.host_url
+        return phone_url(request.host_url)       # from the https tablet: the phones' http
     urls = _service().get("urls") or discovery.table_urls("0.0.0.0", here.port or 80)
     return urls[0]
 

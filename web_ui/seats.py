@@ -30,6 +30,7 @@ from controller.table import NoGame, VersionConflict
 from . import auth, ctx
 from .api import json_object, whole_number
 from .errors import ApiError
+from .secure import phone_url
 from .stream import live_response, notice_message
 
 bp = Blueprint("seats", __name__)
@@ -104,7 +105,7 @@ def seat_link(session: Session, seat: int) -> dict[str, Any]:
     token = make_token(session["id"], seat)
     plugin = games.plugins().get(session["game"])
     endpoint = plugin.phone_page if plugin is not None and plugin.phone_page else "seats.seat_page"
-    url = url_for(endpoint, token=token, _external=True)
+    url = phone_url(url_for(endpoint, token=token, _external=True))   # a phone: plain http
     qr = segno.make(url, error="m")
     return {"seat": seat, "name": session["players"][seat], "token": token, "url": url,
             "qr_svg": qr.svg_data_uri(scale=6, border=2, dark="#000", light="#fff")}

@@ -141,7 +141,8 @@ class Server:
         server_class = type("TableServer", (GuardedServer,), {
             "limits": self.limits,
             "trusted": staticmethod(extension.trusted if extension is not None else lambda a: False)})
-        adj = Adjustments(
+        # kept for another listener of the same server (the HTTPS port, web_ui/tls.py)
+        self.settings = dict(
             host=host, port=port, threads=threads,
             ident="potionpi",
             channel_timeout=self.limits["idle_seconds"],
@@ -160,10 +161,12 @@ class Server:
             trusted_proxy=None,
             clear_untrusted_proxy_headers=True,
         )
+        adj = Adjustments(**self.settings)
         # Set on every accepted socket: a fixed 64 KiB send buffer instead of Linux's
         # autotuning (up to 4 MiB), so a sleeping tablet's backlog of old versions stays
         # small in the kernel too. Plenty for Wi-Fi and the page's files.
-        adj.socket_options = [*adj.socket_options, (socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)]
+        self.extra_socket_options = [(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)]
+        adj.socket_options = [*adj.socket_options, *self.extra_socket_options]
         dispatcher = ThreadedTaskDispatcher()
         dispatcher.set_thread_count(adj.threads)
         # create_server() always builds a plain TcpWSGIServer; ours is built the same way

@@ -28,6 +28,50 @@ def lan_address() -> str | None:
     return None if address.startswith("127.") or address == "0.0.0.0" else address
 
 
+def host_name() -> str:
+    """This machine's host name, lower case, without a domain ("potionpi")."""
+    return socket.gethostname().split(".")[0].lower() or "localhost"
+
+
+def mdns_name() -> str:
+    """The name avahi gives this machine on the network: ``<host name>.local``."""
+    return f"{host_name()}.local"
+
+
+def interface_addresses() -> list[str]:
+    """Every IPv4 address of this machine's network interfaces but loopback (Linux: asked
+    of each interface; elsewhere the address of the default route)."""
+    found: list[str] = []
+    try:
+        import fcntl
+        import struct
+        interfaces = socket.if_nameindex()
+    except (ImportError, OSError):
+        interfaces = []
+    for _, name in interfaces:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            try:        # SIOCGIFADDR: the interface's IPv4 address (an error: it has none)
+                packed = fcntl.ioctl(sock.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))
+            except OSError:
+                continue
+        address = socket.inet_ntoa(packed[20:24])
+        if not address.startswith("127.") and address not in found:
+            found.append(address)
+    route = lan_address()
+    if route and route not in found:
+        found.append(route)
+    return found
+
+
+def table_names() -> tuple[list[str], list[str]]:
+    """(names, addresses) a tablet may open this table by: the host name as it is, bare and
+    with ``.local``, ``localhost``, and every interface address with the loopback ones.
+    The HTTPS certificate (controller/service/certs.py) is made for exactly these."""
+    full = socket.gethostname().lower()
+    names = [n for n in dict.fromkeys([full, host_name(), mdns_name(), "localhost"]) if n]
+    return names, ["127.0.0.1", "::1", *interface_addresses()]
+
+
 def port_taken(host: str, port: int) -> bool:
     """True when another program listens on ``port`` (e.g. the service, for `make run`)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -580,7 +580,8 @@ def table_setup(*, config_from: Path | None = None, name: str = DEFAULT_NAME,
                          exe=install.potionpi_command(),
                          groups=[g for g in install.GROUPS if _group_exists(root, g)],
                          config_from=config_from,
-                         config_port=install.configured_port(config_from, root), name=name)
+                         config_port=install.configured_port(config_from, root), name=name,
+                         https_port=install.secure_port(config_from, root))
 
 
 @dataclass

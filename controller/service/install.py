@@ -60,6 +60,7 @@ class Setup:
     config_from: Path | None = None   # an existing config to copy to /etc/potionpi.toml
     config_port: int | None = None    # web.port of the config the service will read
     name: str = SERVICE_NAME          # the table's name in the mDNS advert
+    https_port: int | None = None     # the HTTPS port the service will serve (a certificate is there)
 
     @property
     def listen_port(self) -> int:
@@ -90,21 +91,33 @@ class Setup:
             raise UsageError(f"--config {source}: no such file")
         return cls(user=name, group=grp.getgrgid(entry.pw_gid).gr_name, home=Path(entry.pw_dir),
                    exe=potionpi_command(), port=port, groups=existing_groups(),
-                   config_from=source, config_port=configured_port(source))
+                   config_from=source, config_port=configured_port(source),
+                   https_port=secure_port(source))
 
 
-def configured_port(source: Path | None, root: Path = Path("/")) -> int | None:
-    """web.port of the config the service will read: the one copied in, else the existing
-    /etc/potionpi.toml (a bad one is reported by `potionpi config --check`, not here)."""
-    from ..config import Config, ConfigError
+def configured_port(source: Path | None, root: Path = Path("/"), key: str = "port") -> int | None:
+    """web.port (or another [web] ``key``) of the config the service will read: the one copied
+    in, else the existing /etc/potionpi.toml (a bad one is reported by `potionpi config
+    --check`, not here)."""
+    from ..config import SCHEMA, Config, ConfigError
 
     path = source or root / CONFIG_FILE.lstrip("/")
     if source is None and not path.exists():
-        return None
+        return None if key == "port" else int(SCHEMA["web"][key].default)
     try:
-        return int(Config.load(path)["web"]["port"])
+        return int(Config.load(path)["web"][key])
     except ConfigError:
         return None
+
+
+def secure_port(source: Path | None, root: Path = Path("/")) -> int | None:
+    """The HTTPS port the service will serve, once `potionpi tls` made the table's
+    certificate in the service's data dir (docs/https.md); None before that, or when off."""
+    from . import certs
+
+    if not certs.ready(root / DATA_DIR.lstrip("/")):
+        return None
+    return configured_port(source, root, "https_port") or None
 
 
 def potionpi_command() -> list[str]:
@@ -155,7 +168,7 @@ def unit_text(setup: Setup) -> str:
     args = setup.exe + ["run", "--config", CONFIG_FILE, "--data-dir", DATA_DIR]
     if setup.port is not None:
         args += ["--port", str(setup.port)]
-    low_port = setup.listen_port < 1024
+    low_ports = [p for p in (setup.listen_port, setup.https_port) if p and p < 1024]
     groups = " ".join(setup.groups)
     lines = [
         f"# {UNIT_FILE}: written by `potionpi install` (potionpi {__version__}) for {setup.user}.",
@@ -225,14 +238,20 @@ def unit_text(setup: Setup) -> str:
         "SystemCallFilter=~@privileged @resources @mount @debug @cpu-emulation @obsolete",
         "SystemCallErrorNumber=EPERM",
     ]
-    if low_port:
-        lines += [f"# port {setup.listen_port} is below 1024: the one capability it needs",
+    if low_ports:
+        lines += [f"# {' and '.join(f'port {p}' for p in low_ports)} below 1024: the one capability it needs",
                   "AmbientCapabilities=CAP_NET_BIND_SERVICE",
                   "CapabilityBoundingSet=CAP_NET_BIND_SERVICE"]
     else:
         lines.append("CapabilityBoundingSet=")
     lines += ["", "[Install]", "WantedBy=multi-user.target", ""]
     return "\n".join(lines)
+
+
+def may_bind(port: int, root: Path = Path("/")) -> bool:
+    """Can the installed service bind ``port`` (no unit: the table is not a service here)?"""
+    unit = root / UNIT_FILE.lstrip("/")
+    return port >= 1024 or not unit.is_file() or "CAP_NET_BIND_SERVICE" in unit.read_text()
 
 
 def udev_rule() -> str:

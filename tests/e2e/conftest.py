@@ -19,8 +19,14 @@ from typing import Any
 
 import pytest
 
+from controller.service.discovery import mdns_name
+
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
+# The name a real tablet opens the table by (http://<host>.local:8080/), mapped to the test's
+# server: unlike 127.0.0.1 it is not a secure context, as at a real table.
+TABLE_NAME = mdns_name()
+CHROMIUM_FLAGS.append(f"--host-resolver-rules=MAP {TABLE_NAME} 127.0.0.1")
 _missing_browser: list[str] = []
 
 

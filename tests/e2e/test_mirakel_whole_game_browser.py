@@ -195,6 +195,32 @@ def test_a_whole_two_player_game_to_its_winner_by_taps(served, page_on, output_d
     assert page.locator('#name-fields input[name="player"]').nth(0).input_value() == "Merlina"
 
 
+def test_the_end_screen_says_why_nobody_can_get_out(served, page_on, output_dir):
+    """Seed 1254, random taps: Houdini before the poison pit holds every lightning grid and
+    monster crypt card, Merlina beyond it every poison pit card, and only the flame wall can
+    still be crossed (DEFAULTS.md, "No way out"). The end screen says so, in words."""
+    live = served(seed=3)
+    live.table.start("mirakel-mix", ["Houdini", "Merlina"], 1254, {"fill": "random"})
+    rng = random.Random(1254)       # the taps of tests/games/test_mirakel_no_way_out.py's table game
+    for _ in range(3000):
+        session = live.table.session()
+        if session["outcome"]:
+            break
+        live.table.act(rng.choice([a for a in session["legal_actions"] if a["type"] != "undo"]), source="player")
+    outcome = session["outcome"]
+    assert outcome and outcome["reason"] == "no_way_out" and outcome["winner_names"] == ["Merlina"]
+    page = page_on(live.url)
+    page.wait_for_selector("#outcome:not([hidden])")
+    assert page.locator("#outcome-title").inner_text() == "Merlina wins!"
+    reason = page.locator("#outcome .outcome-reason").inner_text()
+    assert reason.startswith("Nobody can get out of the cave any more: every poison pit potion is with "
+                             "Merlina, who cannot get to the poison pit;")
+    assert reason.endswith("Merlina's apprentice is nearest the exit (6 spaces) and wins after 76 turns.")
+    assert "Houdini" in page.locator("#outcome .outcome-ranking").inner_text()
+    assert "Merlina wins!" in page.locator("#prompt").inner_text()
+    shoot(page, output_dir, "no_way_out")
+
+
 # --- the 4-player cave while someone moves --------------------------------------------------
 def play_until(live, wanted, seed: int, limit: int = 4000) -> dict:
     """Random legal actions (far moves preferred) until ``wanted(session)``."""

@@ -10,7 +10,6 @@ below check it against a plain search over the cave (``someone_could_cross``), i
 issue's own position (seed 1217, 3 players), in positions one card or one space away
 from it, and over random play, where it is reached about once in 100 games.
 """
-import random
 import tempfile
 from pathlib import Path
 
@@ -19,32 +18,11 @@ import pytest
 from controller.games.base import IllegalAction, Placing
 from controller.games.mirakel_mix import MirakelMix
 from controller.store import Store
-from controller.table import Table
-from mirakel_support import play
+from mirakel_support import ended_for_good, play, position, random_game, table_game
 
 GAME = MirakelMix()
 STAY = {"type": "move", "to": None}
 NAMES = ["Ann", "Ben", "Cy"]
-
-
-def position(apprentices, cards, queue, players=NAMES, game=GAME):
-    """A table in the movement phase: apprentices where given, each seat holding
-    ``cards[seat]`` (every card not held lies on its pile), ``queue`` [(seat, steps)]
-    about to move."""
-    s = game.setup(list(players), seed=5, options={"fill": "random"})
-    s = play(game, s, *[{"type": "place_apprentice", "space": f"S{i + 1}"} for i in range(len(players))])
-    s["apprentices"] = list(apprentices)
-    for seat, held in enumerate(cards):
-        s["cards"][seat] = {f: held.get(f, 0) for f in game.flasks}
-    for f in game.flasks:
-        s["piles"][f] = game.cards_per_pile - sum(c[f] for c in s["cards"])
-        assert s["piles"][f] >= 0
-    s["stage"] = "move"
-    s["active"] = queue[0][0]
-    s["movement"] = {"queue": [{"seat": a, "steps": b} for a, b in queue], "used": 0,
-                     "double": False, "moved": False}
-    game.advance(s)
-    return s
 
 
 def someone_could_cross(s, game=GAME):
@@ -158,8 +136,8 @@ def test_apprentices_as_near_the_exit_share_the_win():
 
 
 @pytest.mark.parametrize("change, why", [
-    ({"cards": {(0, "lightning_grid"): 1, (1, "lightning_grid"): -1}},
-     "Ann on 11 could go back across the lightning grid"),
+    # (Ann holding one lightning grid card could go back across it, and nobody could get
+    # out: test_mirakel_no_way_out.py)
     ({"cards": {(0, "monster_crypt"): 1, (2, "monster_crypt"): -1}},
      "Ann on 11 could cross the monster crypt and leave"),
     ({"cards": {(1, "flame_wall"): 1, (0, "flame_wall"): -1}},
@@ -217,22 +195,11 @@ def test_every_default_cave_has_room_to_cross_into_each_region():
         assert cave.roomy(max(cave.players)), cave.id
 
 
-def random_game(n_players, seed, max_actions=20000):
-    """A game of random taps (any listed action but undo): yields every state."""
-    rng = random.Random(seed)
-    s = GAME.setup([f"P{i}" for i in range(n_players)], seed, {"fill": "random"})
-    for _ in range(max_actions):
-        yield s
-        if GAME.outcome(s) is not None:
-            return
-        s, _ = GAME.apply(s, rng.choice([a for a in GAME.legal_actions(s) if a["type"] != "undo"]))
-
-
 @pytest.mark.parametrize("n_players, seeds", [(2, range(0, 40)), (3, range(50, 100)), (4, range(0, 30))])
 def test_random_games_end_by_deadlock_exactly_when_nobody_could_ever_cross(n_players, seeds):
     """At the start of every turn somebody could still cross an obstacle (else the game
     would have ended); a game that ends by deadlock ends where nobody could."""
-    ended = {"left_the_cave": 0, "deadlock": 0}
+    ended = {"left_the_cave": 0, "deadlock": 0, "no_way_out": 0}
     for seed in seeds:
         for s in random_game(n_players, seed):
             out = GAME.outcome(s)
@@ -242,6 +209,8 @@ def test_random_games_end_by_deadlock_exactly_when_nobody_could_ever_cross(n_pla
                     assert not someone_could_cross(s), seed
                     nearest = min(GAME.steps_to_exit(s, p) for p in range(n_players))
                     assert all(GAME.steps_to_exit(s, w) == nearest for w in out.winners)
+                elif out.reason == "no_way_out":
+                    assert GAME.no_way_out(s) and someone_could_cross(s), seed
             elif s["phase"] == "choose_bowl":
                 assert someone_could_cross(s), (seed, s["apprentices"], s["cards"], s["piles"])
     assert sum(ended.values()) == len(seeds), "every game ends"
@@ -252,28 +221,14 @@ def test_random_games_end_by_deadlock_exactly_when_nobody_could_ever_cross(n_pla
 def test_through_the_table_a_random_game_that_gets_stuck_ends_and_is_recorded():
     """Seed 56 (3 players, random taps) gets stuck after 106 turns; before the ruling the
     table went on asking for turns."""
-    rng = random.Random(56)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "db.sqlite3")
         try:
-            table = Table(store, load_game=lambda _id: MirakelMix())
-            session = table.start("mirakel-mix", ["P0", "P1", "P2"], seed=56, options={"fill": "random"})
-            for _ in range(3000):
-                if session["outcome"] is not None:
-                    break
-                session = table.act(rng.choice([a for a in session["legal_actions"] if a["type"] != "undo"]))
+            table, session = table_game(store, ["P0", "P1", "P2"], 56)
             out = session["outcome"]
-            assert out is not None and out["reason"] == "deadlock"
+            assert out["reason"] == "deadlock"
             assert out["winner_names"] == ["P1"] and out["turns"] == 106
             assert out["message"].startswith("Nobody can cross another obstacle: every flame wall potion is with P1")
-            assert session["legal_actions"] == [{"type": "undo"}]
-            assert store.history()[0]["status"] == "finished"
-            with pytest.raises(IllegalAction, match="over"):
-                table.act({"type": "empty_bowl", "bowl": 0})
-            # the log replays to the same end
-            replayed = GAME.setup(["P0", "P1", "P2"], 56, {"fill": "random"})
-            for entry in store.actions(session["id"]):
-                replayed, _ = GAME.apply(replayed, entry["action"])
-            assert GAME.outcome(replayed).to_json(["P0", "P1", "P2"]) == out
+            ended_for_good(table, store, session, 56)
         finally:
             store.close()

@@ -9,7 +9,7 @@ import pytest
 
 from controller.games.base import IllegalAction, InvalidAction
 from controller.games.mirakel_mix import MirakelMix
-from mirakel_support import play
+from mirakel_support import about_to_move, placed, play
 
 
 @pytest.fixture(scope="module")
@@ -18,8 +18,7 @@ def game():
 
 
 def start(game, n=3):
-    s = game.setup([f"P{i}" for i in range(n)], seed=5, options={"fill": "random"})
-    return play(game, s, *[{"type": "place_apprentice", "space": f"S{i + 1}"} for i in range(n)])
+    return placed(game, [f"P{i}" for i in range(n)])
 
 
 def give(s, seat, card, n=1):
@@ -34,12 +33,7 @@ def moving(game, positions, queue, cards=None, n=3):
     for seat, held in (cards or {}).items():
         for card, k in held.items():
             give(s, seat, card, k)
-    s["stage"] = "move"
-    s["active"] = queue[0][0]
-    s["movement"] = {"queue": [{"seat": a, "steps": b} for a, b in queue], "used": 0,
-                     "double": False, "moved": False}
-    game.advance(s)
-    return s
+    return about_to_move(game, s, queue)
 
 
 def moves(game, s):

@@ -135,6 +135,8 @@ def play_game(n_players, seed, options, check_all=True, noise=0.03, max_actions=
     if out is not None:
         if out.reason == "deadlock":  # nobody can cross another obstacle (DEFAULTS.md)
             assert GAME.deadlocked(s)
+        elif out.reason == "no_way_out":  # nobody can ever reach the exit (DEFAULTS.md)
+            assert GAME.no_way_out(s) and not GAME.deadlocked(s)
         else:
             assert s["apprentices"][out.winners[0]] == GAME.cave_of(s).exit
         assert s["phase"] == "finished"

@@ -20,7 +20,9 @@ GAME_FILES = {f"/games/{game_id}/{p.relative_to(Path(str(plugin.static_dir()))).
               for game_id, plugin in plugins().items()
               for p in sorted(Path(str(plugin.static_dir())).rglob("*")) if p.is_file()}
 ASSETS = sorted(p for p in (PACKAGE / "static").rglob("*") if p.is_file()) + \
-    sorted((PACKAGE / "templates").glob("*.html")) + sorted(GAME_FILES.values())
+    sorted((PACKAGE / "templates").glob("*.html")) + sorted((PACKAGE / "templates").glob("*.js")) + \
+    sorted(GAME_FILES.values())
+BINARY = (".png", ".mp4", ".webm")       # the icons and the clip that keeps the screen on
 # The SVG namespace is a name, not an address anything is fetched from.
 ALLOWED_URLS = {"http://www.w3.org/2000/svg"}
 
@@ -64,7 +66,8 @@ def test_player_names_cannot_break_out_of_the_boot_data(client):
 
 
 def test_every_asset_is_served_with_a_type_a_browser_accepts(client):
-    types = {".js": "text/javascript", ".css": "text/css"}
+    types = {".js": "text/javascript", ".css": "text/css", ".webmanifest": "application/manifest+json",
+             ".png": "image/png", ".svg": "image/svg+xml", ".mp4": "video/mp4", ".webm": "video/webm"}
     urls = {"/static/" + p.relative_to(PACKAGE / "static").as_posix(): p
             for p in ASSETS if PACKAGE / "static" in p.parents}
     for url, path in {**urls, **GAME_FILES}.items():
@@ -134,7 +137,7 @@ def test_the_page_names_no_game():
 
 def test_nothing_is_fetched_from_outside_the_table(client):
     """Works offline on the table's own Wi-Fi: no CDN, no web font, no external URL."""
-    texts = {str(p): p.read_text() for p in ASSETS}
+    texts = {str(p): p.read_text() for p in ASSETS if p.suffix not in BINARY}
     texts["rendered page"] = client.get("/").get_data(as_text=True)
     for name, text in texts.items():
         urls = set(re.findall(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"')]*", text))
@@ -200,7 +203,8 @@ def test_the_page_has_the_running_games_whole_module_graph_fetched_at_once(clien
     # no game on the table: the page's own modules only, no game's
     assert {m.split("?")[0] for m in modules} == {"/static/js/ui.js", "/static/js/net.js", "/static/js/cues.js",
                                                   "/static/js/sheet.js", "/static/js/pinpad.js",
-                                                  "/static/js/seats.js", "/static/js/firmware.js"}
+                                                  "/static/js/seats.js", "/static/js/firmware.js",
+                                                  "/static/js/awake.js", "/static/js/offline.js"}
     assert styles == []
     start_game(client)
     page = client.get("/").get_data(as_text=True)

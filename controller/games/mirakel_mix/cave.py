@@ -8,7 +8,7 @@ may not end on an occupied space, and crossing an obstacle costs the matching po
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Collection, Iterable
 
 from ...contracts import Action, State
 from ..base import IllegalAction, InvalidAction
@@ -46,6 +46,13 @@ class Cave:
             for space in edge:
                 r = self.region_of[space]
                 self.region_obstacles[r] = self.region_obstacles[r] | {card}
+        #: the regions each region borders, with the obstacle between: {region: [(card, region)]}
+        self.region_links: dict[int, list[tuple[str, int]]] = {r: [] for r in self.region_obstacles}
+        for edge, card in self.barriers.items():
+            a, b = (self.region_of[space] for space in edge)
+            if a != b:
+                self.region_links[a].append((card, b))
+                self.region_links[b].append((card, a))
 
     def _regions(self) -> dict[str, int]:
         """Number the parts of the cave that obstacles divide it into: two spaces are in
@@ -73,6 +80,22 @@ class Cave:
     def reaches_exit(self, space: str) -> bool:
         """True if an apprentice on ``space`` can walk out of the cave without crossing an obstacle."""
         return self.region_of[space] == self.region_of[self.exit]
+
+    def reach(self, space: str, crossable: Collection[str]) -> frozenset[int]:
+        """The regions an apprentice on ``space`` could get to, crossing (as often as it
+        likes) only the obstacles whose card is in ``crossable``."""
+        seen = {self.region_of[space]}
+        frontier = list(seen)
+        while frontier:
+            for card, other in self.region_links[frontier.pop()]:
+                if card in crossable and other not in seen:
+                    seen.add(other)
+                    frontier.append(other)
+        return frozenset(seen)
+
+    def obstacles_next_to(self, regions: Iterable[int]) -> frozenset[str]:
+        """The obstacle cards on the edges around any of ``regions``."""
+        return frozenset().union(*(self.region_obstacles[r] for r in regions))
 
     def roomy(self, apprentices: int) -> bool:
         """True if every region can take an apprentice crossing into it while all the others

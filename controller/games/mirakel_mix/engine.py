@@ -13,7 +13,8 @@ State (plain JSON):
   {flask: n}, cards [{flask: n}], disks [n], apprentices [space|None], turn {...},
   movement {...} (see MovementRules), warnings [{id, kind, message, colour, stamp}],
   next_warning, undo [snapshots since the last drop], stamp (counts changes of play),
-  winner, deadlock (True once nobody can cross another obstacle), last_drop, turns_played.
+  winner, deadlock (True once nobody can cross another obstacle), no_way_out (True once
+  nobody can ever reach the exit), last_drop, turns_played.
 
 Actions name a drop's colour as ``"colour"``; logs written before the spelling was
 settled say ``"color"``, which is still read so that such a game resumes.
@@ -120,6 +121,7 @@ class MirakelMix(MovementRules, Game):
             "undo": [],
             "winner": None,
             "deadlock": False,
+            "no_way_out": False,
             "last_drop": None,
             "turns_played": 0,
             "stamp": 0,  # counts changes of play; a warning's fixes hold only until the next one
@@ -287,13 +289,18 @@ class MirakelMix(MovementRules, Game):
 
     def _end_turn(self, s: State) -> None:
         """Disks come back from completed potions, cards turn back, next player; or the
-        game ends here if nobody can ever cross another obstacle (see ``deadlocked``)."""
+        game ends here if nobody can ever cross another obstacle (see ``deadlocked``) or
+        ever reach the exit (see ``no_way_out``)."""
         for f in s["turn"]["completed"]:
             for seat in s["lab"][f]:
                 s["disks"][seat] += 1
             s["lab"][f] = [None] * len(s["lab"][f])
+        # a deadlock is a case of no way out: tested first, it keeps its own words
         if self.deadlocked(s):
             s["deadlock"] = True
+        elif self.no_way_out(s):
+            s["no_way_out"] = True
+        if s["deadlock"] or s.get("no_way_out"):   # (a snapshot from before the ruling has no key)
             s["stage"] = "over"
             s["turns_played"] += 1
             return
@@ -339,14 +346,85 @@ class MirakelMix(MovementRules, Game):
         cave = self.cave_of(s)
         around = {card for space in s["apprentices"] if space is not None
                   for card in cave.obstacles_around(space)}
+        return "Nobody can cross another obstacle" + self._kept_away(s, around)
+
+    def _kept_away(self, s: State, obstacles: set[str]) -> str:
+        """ ": every flame wall potion is with Ann, who cannot get to the flame wall; …" for
+        each of ``obstacles`` whose potions somebody holds (empty when nobody does)."""
         parts = []
         for card in self.obstacles:
             holders = [self._name(s, seat) for seat in range(len(s["players"])) if s["cards"][seat][card] > 0]
-            if card in around and holders:
+            if card in obstacles and holders:
                 name = self.flask_names[card]
                 parts.append(f"every {name} potion is with {_and(holders)}, "
                              f"who cannot get to the {name}")
-        return "Nobody can cross another obstacle" + (": " + "; ".join(parts) if parts else "")
+        return ": " + "; ".join(parts) if parts else ""
+
+    # --- no way out -------------------------------------------------------------
+    def closed_obstacles(self, s: State) -> frozenset[str]:
+        """The obstacles closed for good (DEFAULTS.md, "No way out"), as a fixpoint: start
+        from those whose pile is empty, count every other one as crossable, and open again
+        any closed one that an apprentice holding its potion can get next to, crossing only
+        obstacles open so far; repeat until none opens. See ``no_way_out`` for why."""
+        cave = self.cave_of(s)
+        closed = {card for card in self.obstacles if s["piles"][card] == 0}
+        while True:
+            crossable = set(self.obstacles) - closed
+            opened = {card for card in closed
+                      if any(s["cards"][seat][card] > 0 and space is not None
+                             and card in cave.obstacles_next_to(cave.reach(space, crossable))
+                             for seat, space in enumerate(s["apprentices"]))}
+            if not opened:
+                return frozenset(closed)
+            closed -= opened
+
+    def no_way_out(self, s: State) -> bool:
+        """True when no apprentice can ever reach the exit, even if some obstacle can still
+        be crossed back and forth (DEFAULTS.md, "No way out"): every way out passes an
+        obstacle of ``closed_obstacles``. The game ends as in a deadlock.
+
+        Why nobody can then ever leave. Call C the closed obstacles and an apprentice's
+        *reach* the regions it can get to crossing only obstacles not in C. At the fixpoint,
+        for every obstacle c in C, its pile is empty and nobody holding a card of c has c
+        on the edge of their reach. No action changes that:
+        - a card of c goes back to its pile only when given up to cross c (a step or a
+          place swap across it), which its holder can do only standing next to c, that is
+          with c on the edge of its reach; and a card leaves a pile only when a completed
+          potion gives it, and c's pile is empty. So who holds the cards of C never changes.
+        - an apprentice steps along an open edge or across an obstacle it gives a card up
+          for; not across c (as above), so across one outside C, into a region of its own
+          reach. A place swap not across c exchanges two apprentices whose regions are
+          joined by an open edge or an obstacle outside C: they have the same reach.
+        So every apprentice's reach stays what it is, the exit's region in none: nobody
+        ever leaves the cave. The test reads nothing but the cave, the cards and the piles,
+        so this holds for any cave in the data file. A deadlock is the case in which every
+        obstacle around everybody's region is closed; the engine tests it first, so a
+        deadlock keeps its own reason and words.
+
+        Conversely, an obstacle not in C has a card on its pile, which the player whose
+        turn it is wins when its potion is completed, or it was opened again because a
+        holder of its card can get next to it across obstacles opened before it, and
+        crossing it puts that card back on its pile. Following that order, in some run of
+        the game an apprentice whose reach holds the exit's region collects the cards of
+        its way out one by one and leaves, in a cave with room in every region
+        (``Cave.roomy``) as for the deadlock.
+        """
+        if any(space is None for space in s["apprentices"]):
+            return False
+        cave = self.cave_of(s)
+        crossable = set(self.obstacles) - self.closed_obstacles(s)
+        out = cave.region_of[cave.exit]
+        return all(out not in cave.reach(space, crossable) for space in s["apprentices"])
+
+    def no_way_out_reason(self, s: State) -> str:
+        """Why nobody can ever get out, in the players' words: who holds the potions of
+        each closed obstacle on the edge of somebody's reach."""
+        cave = self.cave_of(s)
+        closed = self.closed_obstacles(s)
+        crossable = set(self.obstacles) - closed
+        edge = {card for space in s["apprentices"] if space is not None
+                for card in cave.obstacles_next_to(cave.reach(space, crossable))}
+        return "Nobody can get out of the cave any more" + self._kept_away(s, edge & closed)
 
     # --- the shape of an action's fields (InvalidAction: not an action of this game) ---
     def colour_of(self, a: Action) -> str | None:
@@ -623,8 +701,8 @@ class MirakelMix(MovementRules, Game):
         return cave.distance(space, cave.exit)
 
     def outcome(self, state: State) -> Outcome | None:
-        if state.get("deadlock"):
-            return self._deadlock_outcome(state)
+        if state.get("deadlock") or state.get("no_way_out"):
+            return self._stuck_outcome(state)
         w = state["winner"]
         if w is None:
             return None
@@ -642,9 +720,10 @@ class MirakelMix(MovementRules, Game):
                        message=f"{state['players'][w]}'s apprentice left the cave first",
                        ranking=tuple(ranking), details={"turns": state["turns_played"] + 1})
 
-    def _deadlock_outcome(self, state: State) -> Outcome:
-        """Nobody can cross another obstacle: the apprentice nearest the exit (fewest spaces,
-        obstacles ignored) wins; apprentices as near share the win (DEFAULTS.md)."""
+    def _stuck_outcome(self, state: State) -> Outcome:
+        """Nobody can cross another obstacle (``deadlock``) or ever reach the exit
+        (``no_way_out``): the apprentice nearest the exit (fewest spaces, obstacles ignored)
+        wins; apprentices as near share the win (DEFAULTS.md)."""
         far = (self.steps_to_exit(state, seat) for seat in range(len(state["players"])))
         spaces = [99 if d is None else d for d in far]   # every apprentice is placed by now
         nearest = min(spaces)
@@ -654,8 +733,9 @@ class MirakelMix(MovementRules, Game):
             who = f"{names[0]}'s apprentice is nearest the exit ({nearest} spaces) and wins"
         else:
             who = f"{_and(names)} are nearest the exit ({nearest} spaces each) and share the win"
-        why = self.deadlock_reason(state)
-        return Outcome(winners=winners, reason="deadlock",
+        reason = "deadlock" if state.get("deadlock") else "no_way_out"
+        why = self.deadlock_reason(state) if reason == "deadlock" else self.no_way_out_reason(state)
+        return Outcome(winners=winners, reason=reason,
                        message=f"{why}. {who}",  # no full stop: a tablet may add " after N turns."
                        ranking=Outcome.rank(spaces, higher_is_better=False),
                        details={"turns": state["turns_played"]})
@@ -689,8 +769,8 @@ class MirakelMix(MovementRules, Game):
         if phase == "move":
             return self._movement_text(s)
         if phase == "finished":
-            if s.get("deadlock"):
-                return self._deadlock_outcome(s).message
+            if s.get("deadlock") or s.get("no_way_out"):
+                return self._stuck_outcome(s).message
             return f"{self._name(s, s['winner'])} has left the cave and wins!"
         return ""
 

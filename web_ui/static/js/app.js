@@ -1,7 +1,9 @@
 // The tablet: boot from the server-rendered data, follow the table live, send taps.
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
-import { $, el, toast, keepAwake, noticeToast } from "./ui.js";
+import { $, el, toast, noticeToast } from "./ui.js";
+import { keepAwake } from "./awake.js";
+import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
 import { cue } from "./cues.js";
 import { setupSheet, sheetSeen } from "./sheet.js";
@@ -12,6 +14,7 @@ const boot = JSON.parse($("#boot").textContent);
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
+const awake = keepAwake();   // the screen stays on while a game runs (awake.js)
 
 // --- sessions --------------------------------------------------------------------------
 /** Draw a session unless we already have it or something newer. */
@@ -21,6 +24,7 @@ function accept(session) {
   if (current && session.id < current.id) return;            // a late answer about an old game
   const before = current;
   current = session;
+  awake.want(!session.outcome);
   draw();
   sheetSeen(session);
   cueFor(before, session);
@@ -354,7 +358,8 @@ function main() {
     });
     document.body.dataset.ready = "yes";
   });
-  afterFirstPaint(keepAwake);           // not needed for the first frame
+  afterFirstPaint(awake.start);         // not needed for the first frame
+  afterFirstPaint(keepPage);
 }
 
 main();

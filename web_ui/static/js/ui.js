@@ -109,19 +109,3 @@ function fadeLater(node, ms) {
     setTimeout(() => node.remove(), 400);
   }, ms);
 }
-
-/** Keep the screen on while the page is visible (only where the browser allows it). */
-export function keepAwake() {
-  if (!("wakeLock" in navigator)) return;
-  let lock = null;
-  const request = async () => {
-    if (document.visibilityState !== "visible" || lock) return;
-    try {
-      lock = await navigator.wakeLock.request("screen");
-      lock.addEventListener("release", () => { lock = null; });
-    } catch (_) { /* refused (battery saver, not a secure context): the screen may dim */ }
-  };
-  document.addEventListener("visibilitychange", request);
-  document.addEventListener("pointerdown", request, { passive: true });
-  request();
-}
