@@ -333,14 +333,20 @@ def test_a_bad_update_file_gets_a_sentence_and_changes_nothing(machine_a, image_
     assert json.loads(vm.http_get(machine_a.page, "/healthz")[1])["version"] == "0.1.0"
 
 
+def install_from_the_page(machine: vm.Machine, file: Path, version: str, what: str) -> dict:
+    """Upload ``file`` on the settings page and wait for the root service to be done."""
+    started = time.monotonic()
+    status, page = upload(machine, file.name, file.read_bytes())
+    assert status == 202, page
+    done = vm.wait_until("the update's end", lambda: finished(machine, version), deadline_s=1500, every=10)
+    figure(what, f"{time.monotonic() - started:.0f} s")
+    return done
+
+
 def test_a_broken_wheel_rolls_back_to_the_running_potionpi(machine_a, tmp_path):
     game = json.loads(vm.http_get(machine_a.page, "/api/v1/session")[1])
-    wheel = built_wheel(tmp_path, "0.1.2", broken=True)
-    started = time.monotonic()
-    status, page = upload(machine_a, wheel.name, wheel.read_bytes())
-    assert status == 202, page
-    done = vm.wait_until("the update's end", lambda: finished(machine_a, "0.1.2"), deadline_s=1500, every=10)
-    figure("a broken wheel: upload to rolled back", f"{time.monotonic() - started:.0f} s")
+    done = install_from_the_page(machine_a, built_wheel(tmp_path, "0.1.2", broken=True), "0.1.2",
+                                 "a broken wheel: upload to rolled back")
     assert done["state"] == "rolled-back", done
     assert "potionpi 0.1.2 did not come up" in done["message"] and "0.1.0 runs again" in done["message"]
     machine_a.wait_for_page()
@@ -355,11 +361,8 @@ def test_a_broken_wheel_rolls_back_to_the_running_potionpi(machine_a, tmp_path):
 def test_a_newer_release_archive_is_installed_keeping_games_pin_and_config(machine_a, image_dir, tmp_path):
     game = json.loads(vm.http_get(machine_a.page, "/api/v1/session")[1])
     archive = release_archive(image_dir, tmp_path, built_wheel(tmp_path, "0.1.1"), "0.1.1")
-    started = time.monotonic()
-    status, page = upload(machine_a, archive.name, archive.read_bytes())
-    assert status == 202, page
-    done = vm.wait_until("the update's end", lambda: finished(machine_a, "0.1.1"), deadline_s=1500, every=10)
-    figure("a release archive: upload to installed and healthy", f"{time.monotonic() - started:.0f} s")
+    done = install_from_the_page(machine_a, archive, "0.1.1",
+                                 "a release archive: upload to installed and healthy")
     assert done["state"] == "installed", done
     machine_a.wait_for_page()
     assert json.loads(vm.http_get(machine_a.page, "/healthz")[1])["version"] == "0.1.1"

@@ -9,7 +9,6 @@ the second console (Alt+F2).
 """
 from __future__ import annotations
 
-import http.client
 import io
 import os
 import re
@@ -27,18 +26,6 @@ CLEAR = "\033[H\033[2J\033[3J"
 
 def read_state(root: Path = Path("/")) -> firstboot.State:
     return firstboot.State.load(root)
-
-
-def table_answers(port: int, timeout: float = 2.0) -> bool:
-    try:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        try:
-            conn.request("GET", "/healthz")
-            return conn.getresponse().status == 200
-        finally:
-            conn.close()
-    except OSError:
-        return False
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -114,7 +101,7 @@ def draw(*, root: Path = Path("/"), config_path: str | None = None,
     state = read_state(root)
     return screen_text(name=socket.gethostname(), urls=urls,
                        pin=secrets_store.peek_pin(data_dir, config["table"]["pin"]),
-                       ready=table_answers(port), state=state,
+                       ready=discovery.page_answers("127.0.0.1", port, 2.0), state=state,
                        wifi=firstboot._wifi_ssid(root),
                        qr=discovery.terminal_qr(lan[0]) if lan else "", size=size)
 
