@@ -86,9 +86,9 @@ def upload() -> Any:
         if folder is not None:          # the root service unpacks it again, itself
             shutil.rmtree(folder, ignore_errors=True)
         release.refuse_version(package, where.installed() or __version__)
-        status = release.request(spool, part, package, where.installed() or __version__)
+        release.request(spool, part, package, where.installed() or __version__)
     except release.BadUpdate as exc:
         return _page(f"{exc}. Nothing was changed.", exc.status)
     finally:
         part.unlink(missing_ok=True)
-    return _page(status.message + ": reload this page then.", 202)
+    return _page("", 202)            # the Software part says what is happening
