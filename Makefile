@@ -73,12 +73,14 @@ lint: $(STAMP_TEST) $(STAMP_STUBS)
 	    --custom-typeshed-dir $(MP_STUBS) $(addprefix -m ,$(FIRMWARE_MODULES)) || status=1; \
 	exit $$status
 
-# The SD-card image for the Raspberry Pi 3, 4 and Zero 2 W (image/build.sh, minutes; needs
-# root). Downloads are cached in ~/.cache/potionpi-image. `make image-test` boots it in
+# The SD-card image for the Raspberry Pi 3, 4 and Zero 2 W (image/build.sh, minutes; its
+# root steps go through sudo). Downloads are cached in root's ~/.cache/potionpi-image. `make image-test` boots it in
 # QEMU and checks it from outside (image/test_image.py, minutes); neither is in `make test`.
 IMAGE_OUT ?= build/image
+# the venv as the invoking user, the root's parts through sudo (the card comes back theirs)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 image: $(STAMP_RUN)
-	PYTHON=$(abspath $(BIN)/python) image/build.sh $(IMAGE_OUT)
+	$(SUDO) image/build.sh $(IMAGE_OUT)
 
 image-test: $(STAMP_TEST)
 	$(BIN)/python -m pytest -p no:cacheprovider -o testpaths=image -n 0 --timeout 3600 \

@@ -12,7 +12,8 @@
 # filesystems, the card image and the release archive. Each step says its name; a failure
 # says which one failed. Downloads are cached in $IMAGE_CACHE (default
 # ~/.cache/potionpi-image: apt's .debs and pip's wheels), so a second build downloads
-# nothing. Needs root (mmdebstrap's root mode, binfmt_misc), about 4 GB of disk.
+# nothing. Needs root (mmdebstrap's root mode, binfmt_misc; `make image` asks sudo for it),
+# about 4 GB of disk.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +45,7 @@ step() {
 
 # --- 1. tools --------------------------------------------------------------------
 step tools "mmdebstrap, mkfs, mtools, sfdisk; qemu-aarch64 registered in binfmt_misc"
-[ "$(id -u)" = 0 ] || { echo "make image needs root (mmdebstrap, binfmt_misc): sudo make image" >&2; false; }
+[ "$(id -u)" = 0 ] || { echo "image/build.sh needs root (mmdebstrap, binfmt_misc): sudo image/build.sh" >&2; false; }
 missing=""
 for tool in mmdebstrap mkfs.ext4 mkfs.vfat mcopy mmd sfdisk qemu-aarch64-static; do
     command -v "$tool" >/dev/null || missing="$missing $tool"
@@ -175,3 +176,6 @@ size_mb=$(( $(stat -c %s "$IMG") / 1048576 ))
     echo "kernel      $kernel"
 } | tee "$OUT/build-info.txt"
 cat "$OUT/build-times.txt"
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+    chown -R "$SUDO_USER:" "$OUT"                  # `make image` ran it through sudo
+fi
