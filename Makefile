@@ -80,7 +80,7 @@ IMAGE_OUT ?= build/image
 # the venv as the invoking user, the root's parts through sudo (the card comes back theirs)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 image: $(STAMP_RUN)
-	$(SUDO) image/build.sh $(IMAGE_OUT)
+	$(SUDO) env $(if $(IMAGE_CACHE),IMAGE_CACHE=$(IMAGE_CACHE)) image/build.sh $(IMAGE_OUT)
 
 image-test: $(STAMP_TEST)
 	$(BIN)/python -m pytest -p no:cacheprovider -o testpaths=image -n 0 --timeout 3600 \
