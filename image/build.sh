@@ -11,8 +11,9 @@
 # the root (mmdebstrap: Debian's packages, then image/customize.sh inside it), the two
 # filesystems, the card image and the release archive. Each step says its name; a failure
 # says which one failed. Downloads are cached in $IMAGE_CACHE (default
-# ~/.cache/potionpi-image: apt's .debs and pip's wheels), so a second build downloads
-# nothing. Needs root (mmdebstrap's root mode, binfmt_misc; `make image` asks sudo for it),
+# ~/.cache/potionpi-image: apt's .debs, and the wheels potionpi was installed from, which
+# pip takes again without asking PyPI; delete wheels/ there for the newest), so a second
+# build downloads nothing but Debian's package lists. Needs root (mmdebstrap's root mode, binfmt_misc; `make image` asks sudo for it),
 # about 4 GB of disk.
 set -euo pipefail
 
@@ -79,7 +80,7 @@ if [ -n "${IMAGE_REUSE_ROOT:-}" ] && [ -d "$ROOT/opt/potionpi" ]; then
     echo "   IMAGE_REUSE_ROOT: the root of the last build, unchanged"
 else
 rm -rf "$ROOT"
-mkdir -p "$CACHE/apt" "$CACHE/pip"
+mkdir -p "$CACHE/apt" "$CACHE/wheels"
 packages=$(grep -v -e '^#' -e '^$' "$HERE/packages.txt" | paste -sd, -)
 # mmdebstrap keeps the .debs (download/empty skipped) so they can be synced out to the cache;
 # the hooks' "$1" is mmdebstrap's (the root), not this script's
@@ -97,11 +98,11 @@ INITRD=No nice -n "$NICE" mmdebstrap --mode=root --variant=minbase --architectur
     --setup-hook="sync-in $CACHE/apt /var/cache/apt/archives/" \
     --customize-hook="sync-out /var/cache/apt/archives $CACHE/apt" \
     --customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \
-    --customize-hook='mkdir -p "$1"/root/.cache/pip' \
-    --customize-hook="sync-in $CACHE/pip /root/.cache/pip" \
+    --customize-hook='mkdir -p "$1"/root/.cache/potionpi-wheels' \
+    --customize-hook="sync-in $CACHE/wheels /root/.cache/potionpi-wheels" \
     --customize-hook="copy-in $STAGE /tmp" \
     --customize-hook='chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 /bin/bash /tmp/potionpi-image/customize.sh' \
-    --customize-hook="sync-out /root/.cache/pip $CACHE/pip" \
+    --customize-hook="sync-out /root/.cache/potionpi-wheels $CACHE/wheels" \
     --customize-hook='rm -rf "$1"/root/.cache' \
     bookworm "$ROOT" \
     "deb $MIRROR bookworm main non-free-firmware" \

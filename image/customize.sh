@@ -5,7 +5,8 @@
 # machine secret out again.
 #
 # In: /tmp/potionpi-image (the wheel, image/files, image/boot, the build machine's CA
-# bundle for pip), /root/.cache/pip (the build machine's pip cache, synced back out).
+# bundle for pip), /root/.cache/potionpi-wheels (the wheels of the last build, synced back
+# out with this build's: pip takes them from there without asking PyPI when it can).
 set -euo pipefail
 
 IN=/tmp/potionpi-image
@@ -33,13 +34,27 @@ if ! getent passwd potionpi >/dev/null; then
 fi
 usermod --append --groups gpio,i2c,dialout potionpi
 
+WHEELS=/root/.cache/potionpi-wheels
+mkdir -p "$WHEELS"
+# pip from the wheels of the last build alone first (no download), then with PyPI for
+# what is new; it only ever installs wheels (nothing is compiled on the Pi's root)
+pip_wheels() {
+    if "$OPT/current/bin/python" -m pip "$@" --quiet --only-binary=:all: --no-index \
+        --find-links "$WHEELS" 2>/tmp/pip-offline.log; then
+        echo "   (pip $1: every wheel from the cache, nothing downloaded)"
+    else
+        echo "   (pip $1: not every wheel in the cache; PyPI for the rest)"
+        "$OPT/current/bin/python" -m pip "$@" --quiet --only-binary=:all: --find-links "$WHEELS"
+    fi
+}
+
 step "potionpi $VERSION in its virtualenv ($RELEASE)"
 python3 -m venv "$RELEASE"
 ln -sfn "releases/$VERSION" "$OPT/current"
-"$OPT/current/bin/python" -m pip install --quiet --cache-dir /root/.cache/pip "${WHEEL}[pi,image]"
+pip_wheels install "${WHEEL}[pi,image]"
 # every wheel it runs on, kept: an update from the tablet installs offline from these
-"$OPT/current/bin/python" -m pip download --quiet --cache-dir /root/.cache/pip \
-    --only-binary=:all: --dest "$OPT/wheels" "${WHEEL}[pi,image]"
+pip_wheels download --dest "$OPT/wheels" "${WHEEL}[pi,image]"
+find "$OPT/wheels" -name '*.whl' ! -name 'potionpi-*' -exec cp -n {} "$WHEELS/" \;
 
 step "the service (potionpi install --no-start: the same unit as a make install)"
 # run through current/, so the unit names /opt/potionpi/current and follows updates
