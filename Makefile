@@ -1,6 +1,8 @@
 # potionpi — `make` builds the venv, `make run` starts the table this machine has
 # (simulated where there is no GPIO, said loudly), `make sim` always simulated,
-# `make test` runs everything, `make lint` type-checks the host and the firmware.
+# `make test` runs everything, `make test-quick` the quick lane while you work, `make bench`
+# measures (`make bench-proof`: the proof suite), `make lint` type-checks the host and the
+# firmware.
 # On a Pi: `make`, then `sudo .venv/bin/potionpi install` runs it as a service.
 PYTHON ?= python3
 # e.g. VENV_FLAGS=--system-site-packages to use Debian's python3-lgpio (docs/install.md)
@@ -23,7 +25,7 @@ PYTEST_ARGS ?= -n auto --dist loadgroup
 # for developers with a same-named folder elsewhere, so it is filtered by its message.
 PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip
 
-.PHONY: all run sim test bench lint clean image image-test
+.PHONY: all run sim test test-quick bench bench-proof lint clean image image-test
 .DEFAULT_GOAL := all
 
 $(BIN)/python:
@@ -60,8 +62,23 @@ sim: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The quick lane: no browser, no slow test, every property test at a tenth of its examples
+# (tests/sizes.py); under 2 minutes on a 2-core machine. `make test` stays whole. Two
+# workers per core: without a browser most tests wait on the disk (every action is
+# committed), a socket or a thread as often as they compute.
+# On a slow machine scale the per-test timeouts: POTIONPI_TIMEOUT_SCALE=4 make test (a Pi Zero 2 W).
+QUICK_ARGS ?= -n $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) ))) --dist loadgroup
+test-quick: $(STAMP_TEST)
+	POTIONPI_EXAMPLES=$${POTIONPI_EXAMPLES:-0.1} $(BIN)/python -m pytest $(QUICK_ARGS) -q -m "not browser and not slow"
+
+# Every bench but the proof suite (a few minutes in all), then one table of the targets,
+# each beside its baseline from the same run (docs/performance.md says how to read it).
 bench: $(STAMP_TEST)
-	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python bench/run_all.py
+
+# The proof suite at full scale (issue 15: kill -9 cycles, races, fuzzing; ~15 minutes)
+bench-proof: $(STAMP_TEST)
+	$(BIN)/python bench/bench_proof.py
 
 # Host: controller and web_ui as CPython 3.11 (config in pyproject.toml).
 # Firmware: its modules by their names on the Pico, against the RP2040 MicroPython

@@ -55,6 +55,9 @@ class Session(TypedDict):
     state: dict[str, Any]
     legal_actions: list[Action]
     legal_actions_complete: bool
+    prompt: str                    # what the table does next, in a sentence (``Game.prompt``)
+    can_undo: bool                 # {"type": "undo"} would be taken now (``Game.can_undo``)
+    undo_label: str | None         # what it takes back, in words ("Linus's basket"), or None
     outcome: OutcomeJSON | None
 
 

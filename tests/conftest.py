@@ -1,9 +1,30 @@
-"""Shared fixtures: temp stores."""
+"""Shared fixtures (temp stores) and the size of a run (tests/sizes.py): property tests'
+examples and per-test timeouts scaled by environment variables."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from controller.store import Store
+from tests.sizes import TIMEOUT_SCALE, examples
+
+# Property tests that name no count take hypothesis's 100, scaled like the others; no
+# deadline: a per-example time limit is a timing threshold, which a busy machine or a Pi breaks.
+settings.register_profile("potionpi", max_examples=examples(100), deadline=None)
+settings.load_profile("potionpi")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every per-test timeout (pyproject's ``timeout`` or a test's own mark) times
+    ``POTIONPI_TIMEOUT_SCALE``: the same suite holds on a Pi Zero 2 W."""
+    if TIMEOUT_SCALE == 1:
+        return
+    default = float(config.getini("timeout") or 0)
+    for item in items:
+        mark = item.get_closest_marker("timeout")
+        seconds = float(mark.args[0]) if mark is not None and mark.args else default
+        if seconds:
+            item.add_marker(pytest.mark.timeout(seconds * TIMEOUT_SCALE), append=False)
 
 
 @pytest.fixture

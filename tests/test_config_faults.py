@@ -56,4 +56,4 @@ def test_a_host_that_cannot_be_listened_on_is_exit_2_with_a_sentence(tmp_path):
 def test_zauberwald_refuses_an_unknown_option():
     with pytest.raises(BadSetup) as err:
         load("zauberwald").setup(["Ann", "Ben"], 1, {"card": "physical"})
-    assert str(err.value) == "Zauberwald has no option 'card'; it knows: cards, first"
+    assert str(err.value) == "Im großen Zauberwald has no option 'card'; it knows: cards, first"

@@ -67,7 +67,7 @@ def test_a_long_game_is_resumed_from_its_newest_snapshot(tmp_path):
     table.act({"type": "reveal"})
     for i in range(1000):          # a round of "false trader" taps and take-backs
         table.act({"type": "false_trader", "seat": i % 5} if i % 3 else {"type": "undo"}
-                  if table.session()["state"]["can_undo"] else {"type": "false_trader", "seat": 0})
+                  if table.session()["can_undo"] else {"type": "false_trader", "seat": 0})
     version, _state = store.latest_snapshot(table.session()["id"])
     assert table.version - version <= SNAPSHOT_LATEST
     again = Table(store)

@@ -7,16 +7,14 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller import __version__, games
 from controller.contracts import Session
-from controller.games import Refusal
-from controller.table import NoGame, VersionConflict
+from controller.games import InvalidAction, Whole
+from controller.games.fields import read
+from controller.table import NoGame
 
 from . import JSONRefused, auth, ctx
 from .errors import ApiError
 
 bp = Blueprint("api", __name__)
-
-NO_GAME = "no game is running; start one with POST /api/v1/session"
-
 
 # --- reading the request -------------------------------------------------------------
 def json_object() -> dict[str, Any]:
@@ -36,14 +34,9 @@ def json_object() -> dict[str, Any]:
 
 def whole_number(data: dict[str, Any], key: str, *, low: int | None = None,
                  high: int | None = None) -> int | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f'"{key}" must be a whole number')
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ApiError(400, f'"{key}" must be from {low} to {high}')
-    return value
+    """``data[key]``, a whole number within the bounds, or None if left out (400 if not)."""
+    number: int | None = read(data, {key: Whole(low, high, default=None)}, {}, InvalidAction)[key]
+    return number
 
 
 # --- health and games ------------------------------------------------------------------
@@ -85,18 +78,11 @@ def session_response(session: Session | None, wrap: bool = False) -> Response:
                                       mimetype="application/json")
 
 
-def no_game() -> ApiError:
-    """404, saying why when the last game could not be resumed."""
-    damaged = ctx().table.damaged
-    return ApiError(404, NO_GAME if damaged is None else f"{NO_GAME} ({damaged['message']})",
-                    extra={} if damaged is None else {"damaged": damaged})
-
-
 @bp.get("/api/v1/session")
 def get_session() -> Response:
     session = ctx().table.session()
     if session is None:
-        raise no_game()
+        raise NoGame()          # 404, saying why when the last game could not be resumed (errors.py)
     return session_response(session)
 
 
@@ -120,10 +106,8 @@ def start_session() -> tuple[Response, int]:
         options = {}
     if not isinstance(options, dict):
         raise ApiError(400, '"options" must be a JSON object')
-    try:
-        session = ctx().table.start(game_id, players, seed, options)
-    except Refusal as exc:                  # BadSetup (422): e.g. five players for a 2-4 player game
-        raise ApiError(exc.status, str(exc)) from None
+    # BadSetup (422, web_ui/errors.py): e.g. five players for a 2-4 player game
+    session = ctx().table.start(game_id, players, seed, options)
     return jsonify(session), 201
 
 
@@ -136,14 +120,9 @@ def post_action() -> Response:
         raise ApiError(400, '"action" must be an object with a "type", e.g. {"type": "empty_bowl", "bowl": 0}')
     version = whole_number(data, "version", low=0, high=2**63 - 1)
     game_id = whole_number(data, "game_id", low=0, high=2**63 - 1)
-    try:
-        session = ctx().table.act(action, version=version, game_id=game_id, source="player")
-    except VersionConflict as exc:
-        raise ApiError(409, str(exc), extra={"session": exc.session}) from None
-    except NoGame:
-        raise no_game() from None
-    except Refusal as exc:                  # InvalidAction: 400 (not an action of this game);
-        raise ApiError(exc.status, str(exc)) from None   # IllegalAction: 422 (the rules say no)
+    # refusals map to HTTP in web_ui/errors.py: InvalidAction 400, IllegalAction 422, NoGame
+    # 404, VersionConflict 409 with the current session
+    session = ctx().table.act(action, version=version, game_id=game_id, source="player")
     return session_response(session)
 
 

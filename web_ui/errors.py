@@ -4,10 +4,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from controller.games import InvalidAction, Refusal
 from controller.store import StoreWriteError
+from controller.table import NoGame, VersionConflict
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +23,9 @@ SENTENCES = {
 }
 
 
+NO_GAME = "no game is running; start one with POST /api/v1/session"
+
+
 class ApiError(Exception):
     """Raised by views: becomes ``status`` with ``{"error": message, **extra}``."""
 
@@ -31,6 +36,13 @@ class ApiError(Exception):
         self.message = message
         self.extra = extra or {}
         self.headers = headers or {}
+
+
+def no_game() -> ApiError:
+    """404, saying why when the last game could not be resumed."""
+    damaged = current_app.extensions["potionpi"].table.damaged     # auth imports this module: no ctx()
+    return ApiError(404, NO_GAME if damaged is None else f"{NO_GAME} ({damaged['message']})",
+                    extra={} if damaged is None else {"damaged": damaged})
 
 
 def _wants_json() -> bool:
@@ -50,6 +62,22 @@ def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
         return _json(exc.status, exc.message, exc.extra, exc.headers)
+
+    # What the table refuses, mapped once for every route (the engines know no HTTP).
+    @app.errorhandler(Refusal)
+    def refusal(exc: Refusal):
+        # not an action of this game at all: 400; a real one the rules refuse now: 422
+        return _json(400 if isinstance(exc, InvalidAction) else 422, str(exc))
+
+    @app.errorhandler(NoGame)
+    def no_game_running(exc: NoGame):
+        error = no_game()
+        return _json(error.status, error.message, error.extra)
+
+    @app.errorhandler(VersionConflict)
+    def version_conflict(exc: VersionConflict):
+        # the session as the caller sees it, to redraw from (Table.act's ``seat``)
+        return _json(409, str(exc), {"session": exc.session})
 
     @app.errorhandler(StoreWriteError)
     def store_write_error(exc: StoreWriteError):

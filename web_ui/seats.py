@@ -24,8 +24,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from controller import games
 from controller.contracts import Action, SeatSession, Session, State
-from controller.games import Game, Refusal
-from controller.table import NoGame, VersionConflict
+from controller.games import Game
 
 from . import auth, ctx
 from .api import json_object, whole_number
@@ -191,13 +190,7 @@ def seat_action(token: str) -> Response:
         engine.apply(state, act)       # a refusal names the rule (400/422) ...
         raise ApiError(403, "only the table can do that, not a player's phone")   # ... else: not a seat's
 
-    try:
-        ctx().table.act(action, version=version, source="phone", permit=permit)
-    except VersionConflict as exc:
-        raise ApiError(409, str(exc), extra={"session": seat_session(holder.seat)}) from None
-    except NoGame:
-        raise ApiError(404, "no game is running at this table") from None
-    except Refusal as exc:
-        raise ApiError(exc.status, str(exc)) from None
+    # refusals map to HTTP in web_ui/errors.py; a 409 carries this seat's own session
+    ctx().table.act(action, version=version, source="phone", permit=permit, seat=holder.seat)
     return jsonify(seat_session(holder.seat))
 

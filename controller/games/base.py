@@ -7,6 +7,8 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game = MirakelMix()                          # data from the plug-in's data.toml
     state = game.setup(players=["Ann", "Ben"], seed=7, options={})
     game.legal_actions(state)        # every legal action (or a sample: see ``legal_actions_complete``)
+    game.prompt(state)               # what the table does next, in a sentence
+    game.can_undo(state), game.undo_label(state)   # the one undo button
     game.is_legal(state, action)     # the truth, always
     state, effects = game.apply(state, action)   # InvalidAction (malformed) or IllegalAction (rules)
     game.view(state)                 # the public table: no seat's secrets
@@ -14,29 +16,37 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game.seat_actions(state, seat)   # what that seat may do, secrets included
     game.outcome(state)              # None while playing, else an ``Outcome``
 
-A game subclasses :class:`Game` and writes one handler per action type::
+A game subclasses :class:`Game`, lists what the rules allow now in ``actions(state)`` and
+writes one handler per action type::
 
     def _do_place_disk(self, state, action) -> list[Effect] | None: ...
 
-``apply`` owns everything around the handlers: the shape check, dispatch, the one copy
-strategy (:meth:`Game.fork`), the undo policy the game declares (``undoable``,
-``undo_barrier``, ``undo_keeps``), the "game is over" refusal and :meth:`Game.settle`.
+What each action's fields and the set-up options may hold is declared (``fields()``,
+``options``: ``controller/games/fields.py``) and read by the core, so a handler never
+checks a field's type.
+
+The core owns everything around them: ``apply`` (the shape check, dispatch, the one copy
+strategy :meth:`Game.fork`, the undo policy the game declares: ``undoable``,
+``undo_barrier``, ``undo_keeps``; the "game is over" refusal and :meth:`Game.settle`) and
+``legal_actions`` (the game's ``actions`` while it runs, plus the undo whenever one would
+be taken), so no game builds an undo entry or guard of its own.
 """
 from __future__ import annotations
 
 import random
-import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
+from functools import cached_property
 from typing import Any, ClassVar, Iterable, Mapping, Protocol
 
 from ..contracts import Action, Effect, State
+from . import fields as F
+from .fields import Choice, Counts, Field, Fields, Flag, ListOf, Seat, Text, Whole
+from .plugin import Plugin, load_data, plugin_of
 
 
 class Refusal(Exception):
-    """An action (or set-up) that changed nothing. ``str(exc)`` says why, in a player's words."""
-
-    status: ClassVar[int] = 422
+    """An action (or set-up) that changed nothing. ``str(exc)`` says why, in a player's words.
+    (The web side answers 400 for an ``InvalidAction``, 422 for the others: web_ui/errors.py.)"""
 
     def __init__(self, rule: str):
         super().__init__(rule)
@@ -44,14 +54,12 @@ class Refusal(Exception):
 
 
 class IllegalAction(Refusal):
-    """A well-formed action the rules forbid now (HTTP 422)."""
+    """A well-formed action the rules forbid now."""
 
 
 class InvalidAction(Refusal):
     """An action that is not an action of this game at all: no type, unknown type,
-    a field of the wrong kind (HTTP 400)."""
-
-    status = 400
+    a field of the wrong kind."""
 
 
 class BadSetup(IllegalAction):
@@ -105,12 +113,6 @@ class Outcome:
         return data
 
 
-def load_data(package: str, name: str = "data.toml") -> dict[str, Any]:
-    """Read a TOML file shipped inside a game's plug-in package."""
-    with resources.files(package).joinpath(name).open("rb") as fh:
-        return tomllib.load(fh)
-
-
 def rng_from(state: State) -> random.Random:
     """The game's RNG, restored from the state (so replays are identical)."""
     rng = random.Random()
@@ -155,19 +157,40 @@ def _action_types(cls: type[Game]) -> frozenset[str]:
     return kinds
 
 
+#: the seat an action names: the field most actions have
+SEAT = Seat()
+
+
 class Handler(Protocol):
     def __call__(self, state: State, action: Action, /) -> list[Effect] | None: ...
 
 
+_PLUGINS: dict[type, Plugin] = {}
+
+
+class _FromPlugin:
+    """An engine's ``id``, ``name`` or ``data_package``: its plug-in's (``Game.plugin``), so a
+    game says who it is once. An engine outside a plug-in (a test's) sets them itself."""
+
+    def __init__(self, attr: str):
+        self.attr = attr
+
+    def __get__(self, obj: object, owner: type[Game]) -> str:
+        plugin = owner.plugin()
+        return str(getattr(plugin, self.attr)) if plugin is not None else ""
+
+
 class Game:
     """Base class of every engine. Subclasses set the class attributes below and write
-    ``setup``, ``view``, ``outcome``, ``legal_actions`` and one ``_do_<type>`` per action."""
+    ``setup``, ``actions``, ``view``, ``outcome``, ``prompt`` and one ``_do_<type>`` per
+    action. Who the game is comes from its plug-in (``Plugin``) and its ``data.toml``."""
 
-    id: ClassVar[str] = ""
-    name: ClassVar[str] = ""
+    id = _FromPlugin("id")                  # "mix-it"
+    name = _FromPlugin("name")              # "Mix It"
+    data_package = _FromPlugin("package")   # the plug-in package holding data.toml
+    #: fewest and most players: the ``[players]`` table of the engine's data
     min_players: int = 2
     max_players: int = 4
-    data_package: ClassVar[str] = ""     # the plug-in package holding data.toml
 
     # --- the undo policy ------------------------------------------------------------
     #: action types a player may take back with {"type": "undo"}
@@ -190,19 +213,53 @@ class Game:
     #: action types still accepted once the game is over (none by default)
     after_game_over: ClassVar[frozenset[str]] = frozenset()
 
+    #: the set-up options and what each may hold (``read_options``: one message for all)
+    options: ClassVar[Mapping[str, Field]] = {}
+
     def __init__(self, data: dict[str, Any] | None = None):
         self.data: dict[str, Any] = data if data is not None else self.default_data()
+        players = self.data.get("players")
+        if players is not None:
+            self.min_players, self.max_players = int(players["min"]), int(players["max"])
+
+    @classmethod
+    def plugin(cls) -> Plugin | None:
+        """The plug-in of the package this engine (or the engine it extends) lives in;
+        None outside one."""
+        found = _PLUGINS.get(cls)
+        if found is None:
+            for klass in cls.__mro__:
+                found = plugin_of(klass.__module__.rpartition(".")[0])
+                if found is not None:
+                    _PLUGINS[cls] = found
+                    break
+        return found
 
     @classmethod
     def default_data(cls) -> dict[str, Any]:
         return load_data(cls.data_package) if cls.data_package else {}
 
     # --- what each game writes ------------------------------------------------------
+    def fields(self) -> Mapping[str, Fields]:
+        """The fields of each action type and what they may hold, e.g. ``{"place":
+        {"seat": Seat(), "monster": Whole(0, 1)}}``; read once per engine. ``apply`` checks
+        them before the handler runs and hands it the action with them filled in."""
+        return {}
+
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         raise NotImplementedError
 
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
+        """What the rules allow now, while the game runs (a sample if
+        ``legal_actions_complete`` is False). Never the undo: ``legal_actions`` adds it."""
         raise NotImplementedError
+
+    def prompt(self, state: State) -> str:
+        """What the table does next, in a sentence for the top of the tablet (the session's
+        ``prompt``; the tablet cues "next" when it changes). By default the outcome's
+        message once the game is over, else nothing."""
+        over = self.outcome(state)
+        return over.message if over is not None else ""
 
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
         raise NotImplementedError
@@ -231,12 +288,51 @@ class Game:
         return [{"device": "*", "op": "reset"}]
 
     # --- the core -------------------------------------------------------------------
+    def legal_actions(self, state: State) -> list[Action]:
+        """Every legal action now (a sample unless ``legal_actions_complete``): the game's
+        ``actions`` while it runs (once it is over, only those of ``after_game_over``
+        types), then ``{"type": "undo"}`` whenever an undo would be taken."""
+        if self.outcome(state) is None:
+            out = list(self.actions(state))
+        elif self.after_game_over:
+            out = [a for a in self.actions(state) if a.get("type") in self.after_game_over]
+        else:
+            out = []
+        if self.can_undo(state):
+            out.append({"type": "undo"})
+        return out
+
     def action_types(self) -> frozenset[str]:
         """Every action type this game understands."""
         return _action_types(type(self))
 
     def handles(self, kind: str) -> bool:
         return kind in self.action_types()
+
+    @cached_property
+    def _fields(self) -> Mapping[str, Fields]:
+        return self.fields()
+
+    def read_fields(self, state: State, action: Action) -> Action:
+        """``action`` with its declared fields checked and filled in (InvalidAction: the
+        first wrong one, in one sentence)."""
+        declared = self._fields.get(action["type"])
+        return F.read(action, declared, state, InvalidAction) if declared else action
+
+    def invalid(self, state: State, kind: str, key: str) -> InvalidAction:
+        """The refusal of a declared field that this moment needs and the action left out
+        (a printed recipe deck needs the ``card`` revealed)."""
+        return InvalidAction(self._fields[kind][key].sentence(key, state))
+
+    def read_options(self, options: Mapping[str, Any] | None, players: list[str]) -> dict[str, Any]:
+        """The set-up options with every one declared in ``options`` filled in (its default
+        if left out); BadSetup for one the game does not have or a value it does not take."""
+        given = dict(options or {})
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            knows = ", ".join(self.options) or "none"
+            raise BadSetup(f"{self.name} has no option {unknown[0]!r}; it knows: {knows}")
+        return F.read(given, self.options, {"players": players}, lambda said: BadSetup(f"the option {said}"))
 
     def check_action(self, action: Any) -> str:
         """The action's type, or InvalidAction if it is not an action of this game."""
@@ -258,6 +354,7 @@ class Game:
             # allowed after the game is over too: the action that ended it (a mistyped
             # final lay-down, a wrong last move) is undone like any other undoable action
             return self._undo(state)
+        action = self.read_fields(state, action)
         if kind not in self.after_game_over:
             over = self.outcome(state)
             if over is not None:
@@ -295,12 +392,21 @@ class Game:
         return {k: (v if k in self.shared_keys else clone(v)) for k, v in state.items()}
 
     def can_undo(self, state: State) -> bool:
+        """True if ``{"type": "undo"}`` would be taken now: the one guard ``legal_actions``,
+        ``apply`` and the session's ``can_undo`` share (also after the game is over: the
+        action that ended it is taken back like any other)."""
         return bool(state.get("undo"))
 
-    def undo_label(self, state: State) -> str | None:
+    def undo_kind(self, state: State) -> str | None:
         """The type of the action an undo would take back, if any."""
         stack = state.get("undo") or []
         return stack[-1]["action"] if stack else None
+
+    def undo_label(self, state: State) -> str | None:
+        """What an undo would take back, in the table's words, for the undo button
+        ("Linus's basket"; the session's ``undo_label``). None: the button says only
+        "Undo". Asked only while ``can_undo``."""
+        return None
 
     def on_undo(self, undone: State, restored: State, kind: str) -> list[Effect]:
         """Called when an action of type ``kind`` is taken back: return the effects that
@@ -309,9 +415,9 @@ class Game:
         return []
 
     def _undo(self, state: State) -> tuple[State, list[Effect]]:
-        stack = state.get("undo") or []
-        if not stack:
+        if not self.can_undo(state):
             raise IllegalAction(self.nothing_to_undo)
+        stack = state["undo"]
         restored = dict(stack[-1]["state"])
         for key in self.undo_keeps:
             if key in state:
@@ -334,15 +440,18 @@ class Game:
         ("Ben put a disk on…"): the action's own seat if it names one. A game whose
         actions name no seat (the player whose turn it is acts) says so by overriding."""
         seat = action.get("seat")
-        return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        return seat if F.whole(seat) else None
 
     def seat_of(self, state: State, action: Action, key: str = "seat") -> int:
         """The seat an action names; InvalidAction unless it is a seat at this table."""
-        seat = action.get(key)
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state["players"]):
-            raise InvalidAction(f'"{key}" must be a seat at this table, 0 to {len(state["players"]) - 1}')
+        seat: int = F.read(action, {key: SEAT}, state, InvalidAction)[key]
         return seat
 
     def info(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name,
                 "min_players": self.min_players, "max_players": self.max_players}
+
+
+__all__ = ["BadSetup", "Choice", "Counts", "Field", "Fields", "Flag", "Game", "IllegalAction",
+           "InvalidAction", "ListOf", "Outcome", "Placing", "Refusal", "SEAT", "Seat", "Text", "Whole",
+           "clone", "load_data", "new_rng_state", "rng_from", "rng_store"]

@@ -315,11 +315,11 @@ def test_undo_takes_back_a_tile_and_a_basket_but_never_the_floors_turn(bare_fore
     start(live)
     page = page_at(live.url)
     assert wait_for_phase(page, "choose") == "choose"
-    assert page.locator("#zw-undo").count() == 0                 # dealt cards: nothing to take back
+    assert page.locator("#btn-undo").is_hidden()                 # dealt cards: nothing to take back
     page.locator('button.zw-tile[data-tile="4"]').tap()
     enter_pin(page)
     wait_for_phase(page, "turn")
-    undo = page.locator("#zw-undo")
+    undo = page.locator("#btn-undo")
     assert "Julie's magic tile 4" in undo.inner_text()
     box = undo.bounding_box()
     assert box["height"] >= 48 and box["width"] >= 48
@@ -328,7 +328,7 @@ def test_undo_takes_back_a_tile_and_a_basket_but_never_the_floors_turn(bare_fore
     undo.tap()
     assert wait_for_phase(page, "choose") == "choose"
     assert live.table.session()["state"]["players"][0]["tiles"] == [2, 2, 3, 3, 4]
-    page.wait_for_selector("#zw-undo", state="detached")
+    page.wait_for_selector("#btn-undo", state="hidden")
 
     # the floor's turn is a fact: no undo from here until the next entry
     page.locator('button.zw-tile[data-tile="2"]').tap()
@@ -336,13 +336,13 @@ def test_undo_takes_back_a_tile_and_a_basket_but_never_the_floors_turn(bare_fore
     page.locator('button.zw-direction[data-direction="clockwise"]').tap()
     page.locator("#zw-turn").tap()
     wait_for_phase(page, "turning")
-    assert page.locator("#zw-undo").count() == 0
+    assert page.locator("#btn-undo").is_hidden()
     page.locator("#zw-done").tap()
     wait_for_phase(page, "search")
-    assert page.locator("#zw-undo").count() == 0
+    assert page.locator("#btn-undo").is_hidden()
     page.locator('button.zw-end[data-count="2"]').tap()
     wait_for_phase(page, "check")
-    page.wait_for_selector("#zw-undo")                           # "end your search!" is an entry
+    page.wait_for_selector("#btn-undo", state="visible")         # "end your search!" is an entry
 
     # a basket taken back comes back into the grid, to put one tap right
     for colour in ("red", "blue"):
@@ -350,16 +350,17 @@ def test_undo_takes_back_a_tile_and_a_basket_but_never_the_floors_turn(bare_fore
     before = page.get_attribute("body", "data-version")
     page.locator("#zw-check").tap()
     page.wait_for_function("v => document.body.dataset.version !== v", arg=before)
-    page.wait_for_selector("#zw-undo:has-text(\"Julie's basket\")")
+    page.wait_for_selector("#btn-undo:has-text(\"Julie's basket\")", state="visible")
     assert live.table.session()["state"]["round"]["to_check"] == [1]     # (seed 3: the blue went back free)
     page.screenshot(path=str(output_dir / "2-undo-basket.png"))
-    page.locator("#zw-undo").tap()
+    page.locator("#btn-undo").tap()
     page.wait_for_function("() => document.querySelector('#zw-basket-sum')?.textContent.startsWith('In the basket: 2')")
     state = live.table.session()["state"]
     assert state["phase"] == "check" and state["round"]["to_check"][0] == 0 and state["round"]["results"] == []
     page.locator('button.zw-minus[data-colour="blue"]').tap()
     page.locator("#zw-check").tap()
-    page.wait_for_function("() => document.querySelector('#zw-undo')?.textContent.includes(\"Julie's basket\")")
+    page.wait_for_function("() => { const b = document.querySelector('#btn-undo'); "
+                           "return !b.hidden && b.textContent.includes(\"Julie's basket\"); }")
     assert live.table.session()["state"]["round"]["results"][0]["basket"] == {"red": 1}
     log = [e["action"]["type"] for e in live.table.store.actions(live.table.session()["id"])]
     assert log[-3:] == ["basket", "undo", "basket"]

@@ -221,7 +221,7 @@ def play(state: dict[str, Any], rng: random.Random, limit: int = 6000, check: bo
         if GAME.outcome(state) is not None:
             break
         actions = all_actions(state)
-        assert actions, f"nobody can act: {GAME.view(state)['prompt']}"
+        assert actions, f"nobody can act: {GAME.prompt(state)}"
         state = act(state, choose(rng, state, actions))
         if check:
             check_invariants(state)

@@ -226,7 +226,7 @@ def test_dizziness_gives_one_free_ingredient_in_a_shop_each_round():
 
 def test_super_soda_doubles_the_range():
     assert GAME.view(in_use(start(2), 0, "super_soda"))["players"][0]["range"] == 8
-    assert "up to 8 spaces" in GAME.view(in_use(start(2), 0, "super_soda"))["prompt"]
+    assert "up to 8 spaces" in GAME.prompt(in_use(start(2), 0, "super_soda"))
 
 
 def test_the_fatal_brew_strikes_the_thief_and_returns_once_he_paid_the_healer():
@@ -262,7 +262,7 @@ def test_the_first_wizard_with_the_three_different_elixir_parts_wins():
     # the final standings: the rules rank only the winner; the other wizard shares second place
     assert [(p.seat, p.place) for p in outcome.ranking] == [(0, 1), (1, 2)]
     assert GAME.seat_actions(won, 1) == []                   # nothing left to do, not even a note
-    assert GAME.view(won)["winner"] == 0 and "Ann" in GAME.view(won)["prompt"]
+    assert GAME.view(won)["winner"] == 0 and "Ann" in GAME.prompt(won)
     with pytest.raises(IllegalAction, match="the game is over"):
         do(won, "end_turn", seat=0)
     two_same = give_brews(start(2), 0, "elixir_1", "elixir_1", "elixir_2")

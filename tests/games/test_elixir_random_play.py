@@ -17,6 +17,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from elixir_support import GAME, NAMES, act, all_actions, check_invariants, choose, play  # noqa: E402
 from test_elixir_secrets import perturb  # noqa: E402
 
+from tests.sizes import examples  # noqa: E402
+
 LIMIT = 20_000      # actions; purposeful random games take 300 to 7000
 
 
@@ -30,7 +32,7 @@ def whole_game(n, seed, moves, dice="digital", leak_every=0):
         if GAME.outcome(state) is not None:
             return state, i
         actions = all_actions(state)
-        assert actions, GAME.view(state)["prompt"]
+        assert actions, GAME.prompt(state)
         state = act(state, choose(rng, state, actions))
         check_invariants(state)
         if leak_every and i % leak_every == 0:
@@ -39,7 +41,7 @@ def whole_game(n, seed, moves, dice="digital", leak_every=0):
     raise AssertionError(f"no winner after {LIMIT} actions (round {state['round']})")
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 4), seed=st.integers(0, 100_000), moves=st.integers(0, 2**32), physical=st.booleans())
 def test_random_games_end_with_a_winner_and_conserve_everything(n, seed, moves, physical):
     state, _ = whole_game(n, seed, moves, "physical" if physical else "digital")
@@ -75,7 +77,7 @@ def test_every_offered_action_is_accepted():
 
 #: whole games in `make test` (seconds each); ELIXIR_GAMES=200 runs the issue's full bar
 #: (minutes on 2 shared cores; bench/bench_elixir.py prints the figures)
-GAMES = int(os.environ.get("ELIXIR_GAMES", "12"))
+GAMES = int(os.environ.get("ELIXIR_GAMES", examples(12)))
 
 
 @pytest.mark.timeout(1800)

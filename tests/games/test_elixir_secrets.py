@@ -24,6 +24,7 @@ from elixir_support import (GAME, NAMES, T, act, all_actions, arrange, choose, d
                             give_ingredients, start)
 
 from controller.games.base import new_rng_state  # noqa: E402
+from tests.sizes import examples  # noqa: E402
 
 SECRET_ACTIONS = {"drink"}
 
@@ -66,7 +67,7 @@ def positions(seed, steps=400, every=7):
             yield state
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), salt=st.integers(0, 2**30))
 def test_the_public_view_and_actions_do_not_depend_on_any_secret(seed, salt):
     rng = random.Random(salt)
@@ -76,7 +77,7 @@ def test_the_public_view_and_actions_do_not_depend_on_any_secret(seed, salt):
         assert dump(GAME.legal_actions(other)) == dump(GAME.legal_actions(state))
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), salt=st.integers(0, 2**30))
 def test_a_wizards_phone_view_does_not_depend_on_other_wizards_secrets(seed, salt):
     rng = random.Random(salt)

@@ -155,7 +155,7 @@ def test_is_legal_agrees_with_legal_actions_over_random_play(seed, n_players):
 def test_an_action_that_is_not_one_of_this_game_is_invalid_not_illegal(action):
     with pytest.raises(InvalidAction) as exc:
         GAME.apply(started(), action)
-    assert exc.value.status == 400 and str(exc.value)
+    assert str(exc.value)
 
 
 @pytest.mark.parametrize("action, words", [
@@ -169,7 +169,7 @@ def test_an_action_that_is_not_one_of_this_game_is_invalid_not_illegal(action):
 def test_a_well_formed_action_the_rules_refuse_now_is_illegal(action, words):
     with pytest.raises(IllegalAction, match=words) as exc:
         GAME.apply(started(), action)
-    assert exc.value.status == 422
+    assert not isinstance(exc.value, InvalidAction)
 
 
 # --- undo ---------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def test_a_stray_drop_is_no_barrier_but_a_fixed_drop_is():
     s, _ = play_effects(GAME, started(), {"type": "empty_bowl", "bowl": 0}, {"type": "drop", "colour": "red"},
                         {"type": "place_disk", "flask": "flame_wall", "space": 0})
     stray, _ = play_effects(GAME, s, {"type": "drop", "colour": "blue"})     # no blue inside: a warning
-    assert stray["warnings"][0]["kind"] == "colour" and GAME.undo_label(stray) == "place_disk"
+    assert stray["warnings"][0]["kind"] == "colour" and GAME.undo_kind(stray) == "place_disk"
     undone, _ = play_effects(GAME, stray, {"type": "undo"})
     assert undone["lab"]["flame_wall"][0] is None and undone["warnings"] == stray["warnings"]
     fixed, _ = play_effects(GAME, stray, {"type": "fix_drop", "id": 1, "colour": "purple"})
@@ -207,7 +207,7 @@ def test_the_winning_move_can_be_undone_when_it_was_mistyped():
     before = s
     s = play(GAME, s, {"type": "move", "to": "exit", "spend": [], "double_speed": False})
     assert GAME.outcome(s) is not None and GAME.legal_actions(s) == [{"type": "undo"}]
-    assert GAME.view(s)["can_undo"] is True and GAME.undo_label(s) == "move"
+    assert GAME.can_undo(s) is True and GAME.undo_kind(s) == "move"
     back, _ = GAME.apply(s, {"type": "undo"})
     assert GAME.outcome(back) is None and back["apprentices"] == before["apprentices"]
     assert back["stamp"] == s["stamp"] + 1, "a fresh moment: fixes of older warnings go stale"

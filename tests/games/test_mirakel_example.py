@@ -92,7 +92,7 @@ def test_the_rulebook_example_turn(before_merlinas_turn):
 
     # Another red: no red space left, so any free space; she picks green and completes a potion.
     s, _ = play_effects(game, s, {"type": "drop", "colour": "red"})
-    assert game.view(s)["prompt"] == "Merlina Pinkana: no red space is free, put a disk on any free space"
+    assert game.prompt(s) == "Merlina Pinkana: no red space is free, put a disk on any free space"
     assert {"flask": "poison_pit", "space": 1} in legal(game, s, "place_disk")
     s, _ = play_effects(game, s, {"type": "place_disk", "flask": "poison_pit", "space": 1})
     assert game.view(s)["lab"][1]["complete"] is True
@@ -108,7 +108,7 @@ def test_the_rulebook_example_turn(before_merlinas_turn):
     assert v["players"][MERLINA]["cards"]["flame_wall"] == 1
     assert [(q["name"], q["steps"]) for q in v["movement"]["queue"]] == [
         ("Merlina Pinkana", 2), ("Houdini Orangebeard", 2), ("Magianca Lilacanca", 2)]
-    assert v["prompt"] == "Merlina Pinkana moves next: 2 steps"
+    assert game.prompt(s) == "Merlina Pinkana moves next: 2 steps"
 
     # Merlina moves 2 and gives up the poison pit card she has just won.
     moves = legal(game, s, "move")

@@ -215,7 +215,7 @@ def test_refusals_name_the_rule(game):
     malformed(game, s, {"type": "move", "to": None, "spend": ["poison_pit"]}, "gives up no potion")
     malformed(game, s, {"type": "move", "to": ["5"]}, "no cave space")
     refused(game, s, {"type": "empty_bowl", "bowl": 0}, "start of your turn")
-    malformed(game, s, {"type": "move"}, "names where to go")
+    malformed(game, s, {"type": "move"}, '"to" must be one of')
     t = start(game)
     refused(game, t, go("1"), "nobody is moving")
 
@@ -283,7 +283,7 @@ def test_place_swap_refusals(game):
     refused(game, s, {"type": "place_swap", "space": "9"}, "adjacent space")
     refused(game, s, {"type": "place_swap", "space": "8"}, "nobody stands on 8")
     s = moving(game, ["7", "8", "S2"], [(0, 1)], cards={0: {"place_swap": 1}})
-    malformed(game, s, {"type": "place_swap", "space": "8", "spend": True}, '"spend" is a list of potion cards')
+    malformed(game, s, {"type": "place_swap", "space": "8", "spend": True}, '"spend" must be a list, each one of "flame_wall"')
     malformed(game, s, {"type": "place_swap", "space": 8}, "no cave space")
     refused(game, s, {"type": "place_swap", "space": "8", "spend": ["flame_wall"]}, "nothing else")
     s = moving(game, ["7", "8", "S2"], [(0, 1)])
@@ -313,7 +313,7 @@ def test_a_place_swap_may_still_be_played_after_the_last_step(game):
     s = moving(game, ["6", "8", "S2"], [(0, 1), (1, 1)], cards={0: {"place_swap": 1}})
     s = play(game, s, go("7"))                       # the one step: now next to P1 on 8
     assert s["phase"] == "move" and game.mover(s) == 0
-    assert game.view(s)["prompt"] == "P0: your steps are used up: swap places, or stay to end your move"
+    assert game.prompt(s) == "P0: your steps are used up: swap places, or stay to end your move"
     assert game.view(s)["movement"]["steps_left"] == 0 and moves(game, s) == []
     assert {"type": "place_swap", "space": "8", "spend": []} in game.legal_actions(s)
     refused(game, s, go("6"), "your steps are used up: you may still swap places, or stay")
@@ -351,7 +351,7 @@ def test_the_first_apprentice_out_of_the_cave_wins_at_once_even_when_not_active(
     out = game.outcome(s)
     assert out.winners == (1,) and out.reason == "left_the_cave" and "P1" in out.message
     v = game.view(s)
-    assert v["phase"] == "finished" and v["prompt"] == "P1 has left the cave and wins!"
+    assert v["phase"] == "finished" and game.prompt(s) == "P1 has left the cave and wins!"
     assert v["movement"] is None and s["apprentices"][2] == "13"  # P2 never moved
     assert game.legal_actions(s) == [{"type": "undo"}], "only the winning move may be taken back"
     refused(game, s, go("12"), "the game is over")

@@ -94,7 +94,7 @@ def test_the_issue_position_ends_the_game_and_the_apprentice_nearest_the_exit_wi
         "crypt. Dee's apprentice is nearest the exit (6 spaces) and wins")
     assert out.ranking == (Placing(3, 1, 6), Placing(2, 2, 13), Placing(1, 3, 14), Placing(0, 4, 17))
     v = GAME.view(over)
-    assert v["phase"] == "finished" and v["prompt"] == out.message          # what the tablet shows
+    assert v["phase"] == "finished" and GAME.prompt(over) == out.message        # what the tablet shows
     assert v["outcome"]["reason"] == "no_way_out" and v["outcome"]["winner_names"] == ["Dee"]
     assert v["winner"] is None, "winner names only an apprentice that left the cave"
     assert GAME.legal_actions(over) == [{"type": "undo"}]    # the last move may be taken back

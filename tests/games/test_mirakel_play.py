@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from controller.games.base import Refusal
 from controller.games.mirakel_mix import MirakelMix
+from tests.sizes import examples
 
 GAME = MirakelMix()
 COLOURS = GAME.colours
@@ -147,7 +148,7 @@ def play_game(n_players, seed, options, check_all=True, noise=0.03, max_actions=
     return s, out
 
 
-SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("n_players", [2, 3, 4])
@@ -157,7 +158,7 @@ def test_random_games_keep_every_drop_disk_card_and_apprentice(n_players, seed, 
     play_game(n_players, seed, {"fill": fill})
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_players=st.sampled_from([2, 3, 4]))
 def test_a_noisy_cauldron_never_loses_a_drop(seed, n_players):
     play_game(n_players, seed, {}, noise=0.35, max_actions=250)
@@ -193,7 +194,7 @@ def test_replaying_the_same_actions_gives_the_same_state():
 JUNK = [None, 3, -1, "x", [], ["red"], {"a": 1}, True, 2.5, "exit", "S1"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(kind=st.sampled_from(["drop", "name_drop", "place_apprentice", "empty_bowl", "place_disk", "pass_disk",
                              "move", "place_swap", "undo", "dismiss_warning", "fix_drop", "sensor_fault"]),
        fields=st.dictionaries(st.sampled_from(["colour", "space", "bowl", "flask", "to", "spend", "double_speed",

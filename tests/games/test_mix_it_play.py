@@ -8,6 +8,7 @@ import sys
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.sizes import examples
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from mix_it_support import GAME, PARTS, TOTAL, choose, count, every_action  # noqa: E402
@@ -20,7 +21,7 @@ def basic_rule_holds(state) -> bool:
     return all(GAME.cards[c]["part"] == p for m in state["monsters"] for p in PARTS for c in m[p])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 5), variant=st.sampled_from(["classic", "express"]))
 def test_random_games_to_the_end(seed, n, variant):
     rng = random.Random(seed)

@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from controller.games import Game
 from controller.games.zaubercocktail.engine import Zaubercocktail
+from controller.table import build_seat_session, build_session
 from tests.leaks import assert_seat_keeps_its_secrets
+from tests.sizes import examples
 from web_ui.stream import session_message
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -29,15 +31,12 @@ NAMES = ["Ann", "Ben", "Cem", "Dana", "Eli", "Fay", "Gus"]
 
 def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
     """The public session exactly as Table builds it for GET /api/v1/session and the stream."""
-    outcome = game.outcome(state)
-    return {"id": 1, "game": game.id, "version": 1, "players": state["players"], "state": game.view(state),
-            "legal_actions": game.legal_actions(state), "legal_actions_complete": game.legal_actions_complete,
-            "outcome": None if outcome is None else outcome.to_json(state["players"])}
+    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
 
 
 def seat_session(game: Game, state: dict[str, Any], seat: int) -> dict[str, Any]:
-    private = {**game.private_view(state, seat), "legal_actions": game.seat_actions(state, seat)}
-    return {**public_session(game, state), "seat": seat, "private": private}
+    public = build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"])
+    return dict(build_seat_session(game, state, public, seat))
 
 
 # --- Mix It ------------------------------------------------------------------------------------
@@ -72,7 +71,7 @@ def secrets_of(state: dict[str, Any], seat: int) -> list[Any]:
     return [*state["hands"][seat], *([state["goals"][seat]] if state["goals"][seat] else [])]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 5))
 @pytest.mark.parametrize("variant", ["classic", "express"])      # 2 x 100 = 200 random games
 def test_mix_it_public_stream_is_the_same_whatever_is_hidden(variant, seed, n):
@@ -123,18 +122,23 @@ def zc_redealt(state: dict[str, Any], rng: random.Random, keep: int | None = Non
 
 
 def zc_step(state, rng):
-    actions = [a for a in ZC.legal_actions(state) if a["type"] != "undo"]
+    seats = range(len(state["players"]))
+    actions = [a for a in ZC.legal_actions(state) + [a for s in seats for a in ZC.lay_downs(state, s)]
+               if a["type"] != "undo"]
     return rng.choice(actions) if actions else None
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(4, 7))
 def test_zaubercocktail_hidden_lay_downs_never_reach_the_public_stream(seed, n):
     rng = random.Random(seed)
     state = ZC.setup(NAMES[:n], seed, {})
     for _ in range(80):
         public = session_message(public_session(ZC, state))
-        assert session_message(public_session(ZC, zc_redealt(state, rng))) == public
+        redealt = zc_redealt(state, rng)
+        assert session_message(public_session(ZC, redealt)) == public
+        # the sample the lay-down screen asks for (open to anyone) is shaped by public facts
+        assert [ZC.lay_downs(redealt, s) for s in range(n)] == [ZC.lay_downs(state, s) for s in range(n)]
         seat = rng.randrange(n)
         assert session_message(seat_session(ZC, zc_redealt(state, rng, keep=seat), seat)) == \
             session_message(seat_session(ZC, state, seat))

@@ -42,10 +42,10 @@ MALFORMED = [
     ({"type": "basket", "seat": 0, "ingredients": {"red": -1}}, '"ingredients"'),
     ({"type": "basket", "seat": 0, "ingredients": {"red": 1.5}}, '"ingredients"'),
     ({"type": "basket", "seat": 0, "ingredients": {"red": True}}, '"ingredients"'),
-    ({"type": "basket", "seat": 0, "ingredients": {"gold": 1}}, "no gold ingredient"),
+    ({"type": "basket", "seat": 0, "ingredients": {"gold": 1}}, "no ingredient called 'gold'"),
     ({"type": "basket", "seat": 0, "ingredients": {"colour": "red"}}, '"ingredients"'),
-    ({"type": "return_ingredients", "seat": 0, "ingredients": {"Red": 1}}, "no Red ingredient"),
-    ({"type": "enter_card", "seat": 0, "slot": 0, "ingredients": {"red": 6, "mud": 1}}, "no mud ingredient"),
+    ({"type": "return_ingredients", "seat": 0, "ingredients": {"Red": 1}}, "no ingredient called 'Red'"),
+    ({"type": "enter_card", "seat": 0, "slot": 0, "ingredients": {"red": 6, "mud": 1}}, "no ingredient called 'mud'"),
     # not an action of this game at all
     ({"type": "rotate", "ants": 3}, "no action called 'rotate'"),
     ({"type": ""}, '"type"'),
@@ -70,7 +70,6 @@ def test_a_malformed_action_is_invalid_in_every_phase(phase):
     for action, words in MALFORMED:
         with pytest.raises(InvalidAction) as exc:
             GAME.apply(state, action)
-        assert exc.value.status == 400
         assert words in str(exc.value), (action, str(exc.value))
         assert not GAME.is_legal(state, action)
 
@@ -83,7 +82,7 @@ def test_well_formed_but_against_the_rules_is_illegal():
                    {"type": "floor_turned", "manual": True}):
         with pytest.raises(IllegalAction) as exc:
             GAME.apply(state, action)
-        assert type(exc.value) is IllegalAction and exc.value.status == 422
+        assert type(exc.value) is IllegalAction
     state, _ = start_search(state, 2)
     state, _ = act(state, {"type": "end_search", "seat": A, "count": 2})
     with pytest.raises(IllegalAction, match="only 9 red"):

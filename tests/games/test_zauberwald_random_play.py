@@ -11,6 +11,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from test_zauberwald_support import GAME, TOTAL, count_all  # noqa: E402
 
 from controller.games.base import IllegalAction  # noqa: E402
+from tests.sizes import examples  # noqa: E402
 
 
 def check_invariants(state, plain=True):
@@ -48,7 +49,7 @@ def random_basket(rng, state):
     return {"type": "basket", "seat": seat, "ingredients": basket}
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 4), seed=st.integers(0, 10_000), choices=st.integers(0, 2**32),
        physical=st.booleans(), first=st.integers(0, 3))
 def test_random_games(n, seed, choices, physical, first):
@@ -93,7 +94,7 @@ def test_random_games(n, seed, choices, physical, first):
         assert out.details["scores"]["potions"][out.winners[0]] == 3
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(seed=st.integers(0, 10_000), picks=st.lists(st.integers(0, 50), min_size=60, max_size=60))
 def test_replay_is_deterministic(seed, picks):
     def play():

@@ -97,7 +97,7 @@ def test_physical_cards_are_entered_by_hand():
     refused(state, {"type": "choose_tile", "seat": A, "tile": 2}, "chooses a magic tile")
     refused(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": {"red": 6}}, "exactly 7")
     malformed(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": {"red": 6, "gold": 1}},
-              "no gold")
+              "no ingredient called 'gold'")
     malformed(state, {"type": "enter_card", "seat": A, "slot": 3, "ingredients": recipe(1)}, "3 recipe cards")
     state, _ = act(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": recipe(1)})
     assert state["cards"][A][0]["number"] == 1          # recognised from the deck
@@ -215,7 +215,7 @@ def test_basket_cannot_hold_what_the_forest_did_not_have():
     state, _ = act(state, {"type": "end_search", "seat": A, "count": 2})
     refused(state, {"type": "basket", "seat": A, "ingredients": {"red": 10}}, "only 9 red")
     refused(state, {"type": "basket", "seat": A, "ingredients": {"red": 1, "blue": 2}}, "ended the search with 2")
-    malformed(state, {"type": "basket", "seat": A, "ingredients": {"mud": 1}}, "no mud")
+    malformed(state, {"type": "basket", "seat": A, "ingredients": {"mud": 1}}, "no ingredient called 'mud'")
     state, _ = act(state, {"type": "basket", "seat": A, "ingredients": {"red": 1, "green": 1}})
     # Ben cannot have raked the red Julie has, nor those she just put back
     state2 = GAME.fork(state)

@@ -30,10 +30,9 @@ def same(a, b) -> bool:
 
 
 def offers_undo(state) -> bool:
-    view = GAME.view(state)
     listed = UNDO in GAME.legal_actions(state)
-    assert view["can_undo"] is listed is GAME.is_legal(state, UNDO)
-    assert (view["undo_label"] is not None) is listed
+    assert GAME.can_undo(state) is listed is GAME.is_legal(state, UNDO)
+    assert (GAME.undo_label(state) is not None) is listed
     return listed
 
 
@@ -55,7 +54,7 @@ def test_a_recipe_card_typed_in_can_be_taken_back():
     nothing_to_undo(state)
     before = state
     state, _ = act(state, {"type": "enter_card", "seat": A, "slot": 0, "ingredients": recipe(1)})
-    assert offers_undo(state) and GAME.view(state)["undo_label"] == "Julie's first recipe card"
+    assert offers_undo(state) and GAME.undo_label(state) == "Julie's first recipe card"
     state = undo(state)
     assert same(state, before) and state["cards"][A][0] is None
     nothing_to_undo(state)
@@ -64,11 +63,11 @@ def test_a_recipe_card_typed_in_can_be_taken_back():
 def test_the_last_recipe_card_can_be_taken_back_after_the_first_round_started():
     state = table([[1, 2, 3], [4, 5, 6]])
     assert state["phase"] == "choose" and state["round_number"] == 1
-    assert GAME.view(state)["undo_label"] == "Linus's third recipe card"
+    assert GAME.undo_label(state) == "Linus's third recipe card"
     state = undo(state)
     assert state["phase"] == "cards" and state["round"] is None and state["cards"][B][2] is None
     # the entries before it are there to take back, one by one
-    assert GAME.view(state)["undo_label"] == "Linus's second recipe card"
+    assert GAME.undo_label(state) == "Linus's second recipe card"
     state, _ = act(state, {"type": "enter_card", "seat": B, "slot": 2, "ingredients": recipe(7)})
     assert state["phase"] == "choose" and state["cards"][B][2]["number"] == 7
 
@@ -77,7 +76,7 @@ def test_a_magic_tile_can_be_taken_back_until_the_floor_turns():
     state = table([[1, 2, 3], [4, 5, 6]])
     before = state
     state, _ = act(state, {"type": "choose_tile", "seat": A, "tile": 4})
-    assert GAME.view(state)["undo_label"] == "Julie's magic tile 4"
+    assert GAME.undo_label(state) == "Julie's magic tile 4"
     state = undo(state)
     assert same(state, before) and state["tiles"][A] == [2, 2, 3, 3, 4] and state["phase"] == "choose"
 
@@ -98,7 +97,7 @@ def test_end_your_search_can_be_taken_back():
     state, _ = start_search(state, 4)
     before = state
     state, _ = act(state, {"type": "end_search", "seat": A, "count": 4})          # a slip: she has 2
-    assert GAME.view(state)["undo_label"] == "Julie's \u201cend your search!\u201d"
+    assert GAME.undo_label(state) == "Julie's \u201cend your search!\u201d"
     state = undo(state)
     assert same(state, before) and state["phase"] == "search" and state["round"]["count"] is None
     nothing_to_undo(state)                 # the floor's turn before it stands
@@ -114,9 +113,9 @@ def test_baskets_can_be_taken_back_one_by_one_while_the_check_goes_on():
     checking = state
     state, _ = act(state, {"type": "basket", "seat": A, "ingredients": {"red": 1, "orange": 2}})
     after_julie = state
-    assert GAME.view(state)["undo_label"] == "Julie's basket"
+    assert GAME.undo_label(state) == "Julie's basket"
     state, _ = act(state, {"type": "basket", "seat": B, "ingredients": {"black": 1}})
-    assert GAME.view(state)["undo_label"] == "Linus's basket"
+    assert GAME.undo_label(state) == "Linus's basket"
     state = undo(state)
     assert same(state, after_julie) and state["round"]["to_check"] == [B, C]
     state = undo(state)
@@ -137,7 +136,7 @@ def test_a_penalty_choice_and_the_basket_before_it_can_be_taken_back():
     choosing = state
     assert state["phase"] == "penalty"
     state, _ = act(state, {"type": "return_ingredients", "seat": A, "ingredients": {"orange": 1}})
-    assert GAME.view(state)["undo_label"] == "Julie's choice of what goes back"
+    assert GAME.undo_label(state) == "Julie's choice of what goes back"
     state = undo(state)
     assert same(state, choosing) and state["phase"] == "penalty"
     state, _ = act(state, {"type": "return_ingredients", "seat": A, "ingredients": {"red": 1}})
@@ -193,7 +192,7 @@ def test_stop_is_a_fact():
     # the caller's basket after it is an entry again, until the check is complete
     state, _ = act(state, {"type": "basket", "seat": B, "ingredients": {"blue": 1}})
     assert state["round"]["results"][0]["stop"] == "wrong"
-    assert GAME.view(state)["undo_label"] == "Linus's basket"
+    assert GAME.undo_label(state) == "Linus's basket"
 
 
 def test_stop_after_end_your_search_is_a_fact_for_the_baskets_before_it():
@@ -242,7 +241,7 @@ def test_the_game_won_by_stop_is_a_fact():
     state, _ = act(state, {"type": "stop", "seat": B})
     state, _ = act(state, {"type": "basket", "seat": B, "ingredients": {"black": 1}})
     assert GAME.outcome(state).winners == (B,)
-    assert state["undo"] == [] and not GAME.view(state)["can_undo"]
+    assert state["undo"] == [] and not GAME.can_undo(state)
     with pytest.raises(IllegalAction):
         GAME.apply(state, UNDO)
 

@@ -197,3 +197,18 @@ def test_every_game_has_seats_a_phone_page_and_a_seat_session(client, game):
 def test_the_games_with_secrets_say_so_for_the_tablets_phone_links(client):
     games = client.get("/api/v1/games").get_json()
     assert {g["id"] for g in games if g["phones"]} == {"mix-it", "elixir", "zaubercocktail"}
+
+
+def test_a_phone_acting_on_an_old_version_gets_409_with_its_own_session(client):
+    """The 409 a phone gets carries that seat's session (its private part), so it can redraw
+    from it; never the public session alone, never another seat's."""
+    start_zc(client)
+    zc_laying(client)
+    arne, babs = seats(client)[0], seats(client)[1]
+    stale = client.get(f"/api/v1/seat/{arne['token']}").get_json()["version"] - 1
+    response = client.post(f"/api/v1/seat/{arne['token']}/actions",
+                           json={"action": {"type": "lay_down", "cards": {}}, "version": stale})
+    assert response.status_code == 409 and "look again and retry" in response.get_json()["error"]
+    session = response.get_json()["session"]
+    assert session["seat"] == 0 and session == client.get(f"/api/v1/seat/{arne['token']}").get_json()
+    assert session != client.get(f"/api/v1/seat/{babs['token']}").get_json()

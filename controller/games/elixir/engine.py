@@ -13,6 +13,4 @@ from .views import ViewRules
 
 
 class Elixir(BrewRules, UnknownRules, ViewRules):
-    id = "elixir"
-    name = "Elixir"
-    data_package = "controller.games.elixir"
+    """The whole game: the rules, brewing, the Unknowns and the views (who it is: its plug-in)."""

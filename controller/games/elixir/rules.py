@@ -28,8 +28,9 @@ import random
 from typing import Any
 
 from ...contracts import Action, Effect, State
-from ..base import BadSetup, Game, IllegalAction, InvalidAction, Outcome, new_rng_state, rng_from, rng_store
-from . import counts as C
+from .. import counts as C
+from ..base import (SEAT, Choice, Counts, Fields, Flag, Game, IllegalAction, InvalidAction, ListOf, Outcome,
+                    Text, Whole, new_rng_state, rng_from, rng_store)
 from .tables import Tables
 
 NOTE_LENGTH = 40          # a pencil note on one square of the formula table
@@ -51,28 +52,57 @@ class ElixirRules(Game):
     undo_keeps = ("notes",)        # a wizard's own notes survive an undo of the table
     nothing_to_undo = "there is nothing to take back: a die was rolled or a card was revealed since"
     legal_actions_complete = False  # drinking and the brew-card choices are secret: see seat_actions
+    options = {"dice": Choice(("digital", "physical"), "who rolls: the tablet, or the players with their own "
+                                                       "die (they tap the number rolled)", default="digital")}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         self.t = Tables(self.data)
-        self.min_players, self.max_players = self.t.min_players, self.t.max_players
         self.ing_names = {i.id: i.name for i in self.t.ingredients.values()}
+
+    def fields(self) -> dict[str, Fields]:
+        """Every action's fields (the Unknowns' and brewing's too: one table for the game)."""
+        t = self.t
+        ings = Counts(tuple(t.ingredients), default={})
+        brew = Choice(tuple(t.brews), "a brew card")
+        hired = tuple(u.id for u in t.unknowns.values() if u.kind == "hire")
+        return {
+            "roll": {"seat": SEAT, "value": Whole(1, t.sides, "the number rolled on your die", default=None)},
+            "pay_healer": {"seat": SEAT}, "deposit": {"seat": SEAT}, "end_turn": {"seat": SEAT},
+            "move": {"seat": SEAT, "to": Choice((*MOVE_PLACES, "healer"), "where the wizard stopped")},
+            "buy": {"seat": SEAT, "ingredient": Choice(tuple(t.ingredients)),
+                    "count": Whole(1, hint="how many to buy", default=1),
+                    "free": Flag("true: the free ingredient of the solution to dizziness", default=False)},
+            "take": {"seat": SEAT, "ingredients": ings,
+                     "brews": ListOf(Whole(0), "the places (0, 1, ...) of the brew cards taken from the "
+                                               "dead-end street", default=[], distinct=True)},
+            "note": {"seat": SEAT, "pair": Choice(tuple(t.pairs), "a herb and a special product"),
+                     "text": Text(NOTE_LENGTH, 'the note ("" rubs it out)', default="")},
+            "brew": {"seat": SEAT, "gems": Counts(tuple(t.gems), default={}, noun="gemstone"),
+                     "herb": Choice(tuple(t.herbs), default=None), "special": Choice(tuple(t.specials), default=None)},
+            "drink": {"seat": SEAT, "brew": brew},
+            "steal": {"seat": SEAT, "target": SEAT},
+            "give": {"seat": SEAT, "ingredients": ings,
+                     "brew": Choice((*t.brews, "any"), 'the brew card you put in the dead-end street, or "any" '
+                                                       "for one picked at random", default=None)},
+            "play_unknown": {"seat": SEAT, "unknown": Choice(hired, "a hired Unknown"), "target": SEAT},
+            "loot": {"seat": SEAT, "ingredients": Counts(tuple(t.ingredients)),
+                     "to_lab": Flag("true: straight into your laboratory; false: you carry it", default=True)},
+            "decline": {"seat": SEAT},
+            "accept": {"seat": SEAT, "ingredients": ings,
+                       "brew": Choice(tuple(t.brews), "the brew card you sell to Clotilda", default=None)},
+        }
 
     # --- set-up -----------------------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        dice = options.get("dice", "digital")
-        if dice not in ("digital", "physical"):
-            raise BadSetup('the "dice" option is "digital" (the tablet rolls) or "physical" (tap the number rolled)')
-        unknown = set(options) - {"dice"}
-        if unknown:
-            raise BadSetup(f"Elixir has no option {sorted(unknown)[0]!r}; it knows: dice")
+        options = self.read_options(options, players)
+        dice = options["dice"]
         n = len(players)
         copies = self.t.copies[n]
         gold_total = self.t.gold_in_game[n]
         state: State = {
-            "game": self.id, "players": list(players), "options": {"dice": dice},
+            "game": self.id, "players": list(players), "options": options,
             "rng": new_rng_state(seed), "secret_rng": new_rng_state(seed ^ 0x5EC2E7),
             "round": 1, "turn": None, "first": None, "step": "opening", "stage": 0,
             "opening": {"rolling": list(range(n)), "rolls": [None] * n},
@@ -148,7 +178,7 @@ class ElixirRules(Game):
         w["secret_log"] = [*w["secret_log"][-29:], text]
 
     def _turn(self, state: State, action: Action, what: str) -> int:
-        seat = self.seat_of(state, action)
+        seat: int = action["seat"]
         if state["step"] == "opening":
             raise IllegalAction("first every wizard rolls the die: the highest number begins")
         if seat != state["turn"]:
@@ -207,7 +237,7 @@ class ElixirRules(Game):
 
     def roll_die(self, state: State, action: Action) -> int:
         """The die: the tablet's own (seeded, logged) or the number a player tapped."""
-        value = action.get("value")
+        value: int | None = action["value"]
         if state["options"]["dice"] == "digital":
             if value is not None:
                 raise InvalidAction('this table uses the tablet\'s die: send {"type": "roll"} without a "value"')
@@ -215,8 +245,8 @@ class ElixirRules(Game):
             rolled = rng.randint(1, self.t.sides)
             rng_store(state, rng)
             return rolled
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= self.t.sides:
-            raise InvalidAction(f'"value" is the number rolled on your die, 1 to {self.t.sides}')
+        if value is None:
+            raise self.invalid(state, "roll", "value")
         return value
 
     def log_roll(self, state: State, seat: int, value: int, purpose: str, modified: int, result: str) -> None:
@@ -259,7 +289,7 @@ class ElixirRules(Game):
                             f"{self.who(state, seat)} receives {got}")
 
     def _do_roll(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         if state["step"] == "opening":
             return self._opening_roll(state, seat, action)
         pending = state["pending"]
@@ -314,9 +344,7 @@ class ElixirRules(Game):
 
     def _do_move(self, state: State, action: Action) -> list[Effect]:
         seat = self._turn(state, action, "moves")
-        to = action.get("to")
-        if to not in (*MOVE_PLACES, "healer"):
-            raise InvalidAction('"to" is where the wizard stopped: ' + ", ".join((*MOVE_PLACES, "healer")))
+        to = action["to"]
         if state["step"] != "move":
             raise IllegalAction("as soon as a wizard stops somewhere he may not be moved again this turn")
         w = state["wizards"][seat]
@@ -338,15 +366,7 @@ class ElixirRules(Game):
 
     def _do_buy(self, state: State, action: Action) -> list[Effect]:
         seat = self._turn(state, action, "buys")
-        ing = str(action.get("ingredient"))
-        n = action.get("count", 1)
-        free = action.get("free", False)
-        if ing not in self.t.ingredients:
-            raise InvalidAction('"ingredient" is one of: ' + ", ".join(self.t.ingredients))
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise InvalidAction('"count" is how many to buy, 1 or more')
-        if not isinstance(free, bool):
-            raise InvalidAction('"free" is true (the free ingredient of the solution to dizziness) or false')
+        ing, n, free = action["ingredient"], action["count"], action["free"]
         self._stage(state, 4, "buying ingredients")
         w = state["wizards"][seat]
         shop = self.t.shop_of(ing)
@@ -383,11 +403,7 @@ class ElixirRules(Game):
 
     def _do_take(self, state: State, action: Action) -> list[Effect]:
         seat = self._turn(state, action, "takes from the dead-end street")
-        ings = self.counts(action.get("ingredients", {}), '"ingredients"')
-        picks = action.get("brews", [])
-        if not isinstance(picks, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in picks) \
-                or len(set(picks)) != len(picks):
-            raise InvalidAction('"brews" lists the places (0, 1, ...) of the brew cards taken from the dead-end street')
+        ings, picks = action["ingredients"], action["brews"]
         self._stage(state, 6, "taking from the dead-end street")
         w = state["wizards"][seat]
         if w["place"] != "dead_end":
@@ -395,7 +411,7 @@ class ElixirRules(Game):
         dead = state["dead_end"]
         if not C.contains(dead["ingredients"], ings):
             raise IllegalAction(f"the dead-end street holds {C.words(dead['ingredients'], self.ing_names)}")
-        if any(not 0 <= i < len(dead["brews"]) for i in picks):
+        if any(i >= len(dead["brews"]) for i in picks):
             raise IllegalAction(f"the dead-end street holds {len(dead['brews'])} brew cards")
         if not ings and not picks:
             raise IllegalAction("take one, several or all of the products lying there")
@@ -440,12 +456,7 @@ class ElixirRules(Game):
 
     def _do_note(self, state: State, action: Action) -> list[Effect]:
         """A wizard's own pencil note on his formula table (his phone only): free text."""
-        seat = self.seat_of(state, action)
-        pair, text = action.get("pair"), action.get("text", "")
-        if pair not in self.t.pairs:
-            raise InvalidAction('"pair" is a herb and a special product: ' + ", ".join(self.t.pairs))
-        if not isinstance(text, str) or len(text) > NOTE_LENGTH:
-            raise InvalidAction(f'"text" is the note, at most {NOTE_LENGTH} letters ("" rubs it out)')
+        seat, pair, text = action["seat"], action["pair"], action["text"]
         notes = [dict(n) for n in state["notes"]]
         if text.strip():
             notes[seat][pair] = text.strip()
@@ -453,16 +464,6 @@ class ElixirRules(Game):
             notes[seat].pop(pair, None)
         state["notes"] = notes
         return []
-
-    # --- reading actions --------------------------------------------------------------------
-    def counts(self, value: object, what: str) -> dict[str, int]:
-        if not isinstance(value, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
-                                                  for n in value.values()):
-            raise InvalidAction(f'{what} counts ingredients, e.g. {{"ruby": 1, "mandrake": 1}}')
-        bad = [k for k in value if k not in self.t.ingredients]
-        if bad:
-            raise InvalidAction(f"there is no ingredient {bad[0]!r}; Elixir knows: " + ", ".join(self.t.ingredients))
-        return {k: n for k, n in value.items() if n}
 
     def outcome(self, state: State) -> Outcome | None:
         w = state["winner"]

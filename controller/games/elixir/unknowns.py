@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...contracts import Action, Effect, State
-from ..base import IllegalAction, InvalidAction
-from . import counts as C
+from .. import counts as C
+from ..base import IllegalAction
 from .rules import ElixirRules
 
 # Unknowns whose attack is an ambush on a wizard: lucky liqueur on the victim counts
@@ -103,7 +103,7 @@ class UnknownRules(ElixirRules):
         self.say(state, f"{self.who(state, victim)} places {C.words(ings, self.ing_names)} in the dead-end street")
 
     def _do_give(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         pending = state["pending"]
         if pending is None or pending["kind"] != "give":
             raise IllegalAction("nothing has to go into the dead-end street now")
@@ -111,7 +111,7 @@ class UnknownRules(ElixirRules):
             raise IllegalAction(f"{self.who(state, pending['seat'])} chooses what goes into the dead-end street")
         w = state["wizards"][seat]
         if pending["what"] == "ingredients":
-            ings = self.counts(action.get("ingredients"), '"ingredients"')
+            ings = action["ingredients"]
             if C.total(ings) != pending["count"]:
                 raise IllegalAction(f"{pending['count']} of the ingredients you are carrying go into the dead-end street")
             if not C.contains(w["carried"], ings):
@@ -119,14 +119,13 @@ class UnknownRules(ElixirRules):
             state["pending"] = None
             self._give_ingredients(state, seat, ings)
             return []
-        brew = action.get("brew")
+        brew = action["brew"]
         if brew == "any" and w["brews"]:     # no phone at hand: the table picks one blind
             rng = self._secret_rng(state)
             brew = rng.choice(sorted(w["brews"]))
             self._store_secret_rng(state, rng)
-        if brew not in self.t.brews:
-            raise InvalidAction('"brew" names the brew card you put in the dead-end street, '
-                                'or "any" for one picked at random')
+        if brew is None:
+            raise self.invalid(state, "give", "brew")
         if brew not in w["brews"]:
             raise IllegalAction("put one of the brew cards you own in the dead-end street")
         hand = list(w["brews"])
@@ -141,11 +140,7 @@ class UnknownRules(ElixirRules):
     # --- the hired Unknowns ------------------------------------------------------------------
     def _do_play_unknown(self, state: State, action: Action) -> list[Effect]:
         seat = self._turn(state, action, "plays a hired Unknown")
-        uid = action.get("unknown")
-        if uid not in self.t.unknowns or self.t.unknowns[uid].kind != "hire":
-            raise InvalidAction('"unknown" is a hired Unknown: ' + ", ".join(
-                u.id for u in self.t.unknowns.values() if u.kind == "hire"))
-        target = self.seat_of(state, action, "target")
+        uid, target = action["unknown"], action["target"]
         w = state["wizards"][seat]
         if uid not in w["hired"]:
             raise IllegalAction(f"{self.who(state, seat)} has not hired {self.t.unknowns[uid].name}")
@@ -194,16 +189,13 @@ class UnknownRules(ElixirRules):
             self.to_healer(state, victim, "was in the laboratory during the plague")
 
     def _do_loot(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         pending = state["pending"]
         if pending is None or pending["kind"] != "loot":
             raise IllegalAction("there is no loot to take now")
         if seat != pending["seat"]:
             raise IllegalAction(f"{self.who(state, pending['seat'])} chooses the loot")
-        ings = self.counts(action.get("ingredients"), '"ingredients"')
-        to_lab = action.get("to_lab", True)
-        if not isinstance(to_lab, bool):
-            raise InvalidAction('"to_lab" is true (straight into your laboratory) or false (you carry it)')
+        ings, to_lab = action["ingredients"], action["to_lab"]
         v = state["wizards"][pending["from"]]
         vname = self.who(state, pending["from"])
         if C.total(ings) != pending["count"]:
@@ -228,7 +220,7 @@ class UnknownRules(ElixirRules):
 
     # --- the offers ---------------------------------------------------------------------------
     def _offer(self, state: State, action: Action) -> tuple[int, str]:
-        seat = self.seat_of(state, action)
+        seat: int = action["seat"]
         pending = state["pending"]
         if pending is None or pending["kind"] != "offer":
             raise IllegalAction("no Unknown is making an offer now")
@@ -265,9 +257,9 @@ class UnknownRules(ElixirRules):
             self.take_brew(state, seat, card, "bought from Marco")
             return []
         elif uid == "clotilda":
-            brew = action.get("brew")
-            if brew not in self.t.brews:
-                raise InvalidAction('"brew" names the brew card you sell to Clotilda')
+            brew = action["brew"]
+            if brew is None:
+                raise self.invalid(state, "accept", "brew")
             if brew not in w["brews"]:
                 raise IllegalAction(f"{name} can sell Clotilda only a brew card of his own")
             hand = list(w["brews"])
@@ -279,7 +271,7 @@ class UnknownRules(ElixirRules):
             self.tell(state, seat, f"you sold your {self.t.brews[brew].name} to Clotilda")
             self.say(state, f"{name} sells Clotilda a brew card for {got} gold; it goes on top of the stack")
         elif uid == "fool":
-            ings = self.counts(action.get("ingredients"), '"ingredients"')
+            ings = action["ingredients"]
             if not ings or not C.contains(w["carried"], ings):
                 raise IllegalAction("the fool buys ingredients you are carrying")
             w["carried"] = C.sub(w["carried"], ings)
@@ -288,7 +280,7 @@ class UnknownRules(ElixirRules):
             self.back_under(state, uid)
             self.say(state, f"{name} sells the fool {C.words(ings, self.ing_names)} for {got} gold")
         elif uid == "simeon":
-            ings = self.counts(action.get("ingredients"), '"ingredients"')
+            ings = action["ingredients"]
             groups = {self.t.ingredients[k].group for k in ings}
             if C.total(ings) != u.count or len(groups) != 1 or not groups <= {"herb", "special"}:
                 raise IllegalAction(f"Simeon sells {u.count} herb cards or {u.count} special products")

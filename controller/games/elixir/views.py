@@ -10,7 +10,7 @@ import itertools
 from typing import Any
 
 from ...contracts import Action, State
-from . import counts as C
+from .. import counts as C
 from .rules import ElixirRules
 
 
@@ -51,7 +51,7 @@ class ViewRules(ElixirRules):
                 seen_by[p].append(s)
         return {
             "game": self.id, "round": state["round"], "turn": state["turn"], "first": state["first"],
-            "step": state["step"], "stage": state["stage"], "prompt": self.prompt(state),
+            "step": state["step"], "stage": state["stage"],
             "dice": state["options"]["dice"], "die": state["die"]["last"], "rolls": state["die"]["rolls"],
             "opening": {"rolling": list(state["opening"]["rolling"]), "rolls": list(state["opening"]["rolls"])},
             "supply": state["supply"], "players": players,
@@ -66,7 +66,6 @@ class ViewRules(ElixirRules):
             "dead_end": {"ingredients": dict(state["dead_end"]["ingredients"]),
                          "brews": [{"from": b["from"], "round": b["round"]} for b in state["dead_end"]["brews"]]},
             "log": list(state["log"][-12:]), "winner": state["winner"],
-            "can_undo": state["step"] != "over" and self.can_undo(state),
         }
 
     def prompt(self, state: State) -> str:
@@ -110,7 +109,7 @@ class ViewRules(ElixirRules):
         }
 
     # --- the actions on offer -------------------------------------------------------------------
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """The public actions: a sample where there are many (purchases of one, a few
         experiments); nothing that names a secret brew card (``seat_actions`` has those)."""
         out: list[Action] = []
@@ -162,8 +161,6 @@ class ViewRules(ElixirRules):
             out += self._arrived_actions(state, turn)
             out += self._hired_plays(state, turn)
             out.append({"type": "end_turn", "seat": turn})
-        if self.can_undo(state):
-            out.append({"type": "undo"})
         return [a for a in out if self.is_legal(state, a)]
 
     def seat_actions(self, state: State, seat: int) -> list[Action]:

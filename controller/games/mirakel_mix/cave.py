@@ -292,27 +292,9 @@ class MovementRules:
         seat: int = s["movement"]["queue"][0]["seat"]
         return seat
 
-    def _spend_field(self, a: Action, default: list[str]) -> list[str]:
-        """The potion cards an action gives up (InvalidAction unless a list of card names)."""
-        spend: Any = a.get("spend", default)
-        if not isinstance(spend, list) or not all(isinstance(c, str) for c in spend):
-            raise InvalidAction('"spend" is a list of potion cards to give up')
-        unknown = [c for c in spend if c not in self.flask_names]
-        if unknown:
-            raise InvalidAction(f"there is no potion card {unknown[0]!r}")
-        return list(spend)
-
     def _do_move(self, s: State, a: Action) -> None:
-        if "to" not in a:
-            raise InvalidAction('a move names where to go ("to"), or null to stay where you are')
-        to = a["to"]
+        to, spend, double = a["to"], a["spend"], a["double_speed"]
         cave = self.cave_of(s)
-        if to is not None and not cave.is_space(to):
-            raise InvalidAction(f"there is no cave space {to!r}")
-        spend = self._spend_field(a, [])
-        double = a.get("double_speed", False)
-        if not isinstance(double, bool):
-            raise InvalidAction('"double_speed" is true or false')
         if to is None and (spend or double):
             raise InvalidAction('staying where you are ("to": null) gives up no potion')
         seat = self._need_mover(s)
@@ -392,10 +374,7 @@ class MovementRules:
 
     def _do_place_swap(self, s: State, a: Action) -> None:
         cave = self.cave_of(s)
-        space = a.get("space")
-        if not cave.is_space(space):
-            raise InvalidAction(f"there is no cave space {space!r}")
-        given = self._spend_field(a, []) if "spend" in a else None
+        space, given = a["space"], a["spend"]        # spend left out: whatever the swap costs
         seat = self._need_mover(s)
         here = s["apprentices"][seat]
         if s["cards"][seat].get("place_swap", 0) <= 0:

@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...contracts import Action, Effect, State
-from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, Placing,
-                    new_rng_state, rng_from, rng_store)
+from ..base import (BadSetup, Choice, Fields, Flag, Game, IllegalAction, InvalidAction, ListOf, Outcome, Placing,
+                    Whole, new_rng_state, rng_from, rng_store)
 from . import coach
 from .cave import Cave, MovementRules
 
@@ -35,10 +35,6 @@ Alert = dict[str, Any]        # one warning: {id, kind, message, colour, stamp}
 
 class MirakelMix(MovementRules, Game):
     """Mirakel Mix on the engine core: one ``_do_<type>`` per action, data from data.toml."""
-
-    id = "mirakel-mix"
-    name = "Mirakel Mix"
-    data_package = "controller.games.mirakel_mix"
 
     # Taps a player can take back; drops and sensor reports are facts.
     undoable: ClassVar[frozenset[str]] = frozenset(
@@ -52,13 +48,14 @@ class MirakelMix(MovementRules, Game):
     #: warnings shown at once (the newest; a repeated one counts, see ``_warn``)
     MAX_WARNINGS: ClassVar[int] = 8
     nothing_to_undo: ClassVar[str] = "nothing to undo since the last drop fell"
+    options = {"fill": Choice(("sensor", "random"), "who fills the bowls at the start: the drop sensor, "
+                                                    "or the engine at random", default="sensor"),
+               "coach": Flag("true: the coach shows the chance of each colour and suggests a move", default=False)}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
         g = d["game"]
-        self.min_players = int(d["players"]["min"])
-        self.max_players = int(d["players"]["max"])
         self.disks_per_player: int = g["disks_per_player"]
         self.n_bowls: int = g["bowls"]
         self.bowl_size: int = g["drops_per_bowl"]
@@ -75,6 +72,32 @@ class MirakelMix(MovementRules, Game):
         if self.bowl_size * self.n_bowls >= self.total_drops:
             raise ValueError("the bowls must hold fewer drops than there are")
 
+    def fields(self) -> dict[str, Fields]:
+        """The drop colour is ``"colour"``; ``"color"`` is read too (see ``colour_of``)."""
+        drop = Choice((*self.colours, None), "the colour of the drop (null: not seen)", default=None,
+                      noun="drop colour")
+        named = Choice(self.colours, "the colour of the drop that fell", default=None, noun="drop colour")
+        bowl = Whole(0, self.n_bowls - 1, "which magic bowl")
+        warning = Whole(hint="the number of a warning")
+        spaces = Choice(lambda s: tuple(self.cave_of(s).adjacent), "a space of the cave", noun="cave space")
+        cards = ListOf(Choice(tuple(self.flask_names), noun="potion card"), "the potion cards given up", default=[])
+        return {
+            "drop": {"colour": drop, "color": drop},
+            "name_drop": {"colour": named, "color": named},
+            "dismiss_warning": {"id": warning},
+            "fix_drop": {"id": warning, "bowl": Whole(0, self.n_bowls - 1, "which magic bowl", default=None),
+                         "colour": drop, "color": drop},
+            "place_apprentice": {"space": spaces},
+            "empty_bowl": {"bowl": bowl},
+            "place_disk": {"flask": Choice(self.flasks, noun="mixing flask"),
+                           "space": Whole(0, max(len(s) for s in self.flask_spaces.values()) - 1,
+                                          "the space on that mixing flask")},
+            "move": {"to": Choice(lambda s: (*self.cave_of(s).adjacent, None),
+                                  "where the apprentice goes; null to stay where it is", noun="cave space"),
+                     "spend": cards, "double_speed": Flag("true: with the double-speed potion", default=False)},
+            "place_swap": {"space": spaces, "spend": ListOf(cards.item, "the potion cards given up", default=None)},
+        }
+
     # ------------------------------------------------------------------ set-up
     def cave_for(self, n_players: int) -> Cave:
         for cave in self.caves.values():
@@ -84,16 +107,8 @@ class MirakelMix(MovementRules, Game):
 
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        fill = options.get("fill", "sensor")
-        if fill not in ("sensor", "random"):
-            raise BadSetup('option "fill" is "sensor" (the drop sensor fills the bowls) or "random"')
-        coach_on = options.get("coach", False)
-        if not isinstance(coach_on, bool):
-            raise BadSetup('option "coach" is true or false')
-        unknown = set(options) - {"fill", "coach"}
-        if unknown:
-            raise BadSetup(f"unknown option(s) for Mirakel Mix: {', '.join(sorted(unknown))}")
+        options = self.read_options(options, players)
+        fill = options["fill"]
         cave = self.cave_for(len(players))
         if len(cave.start) < len(players):
             raise BadSetup(f"the cave {cave.id} has too few start spaces for {len(players)} players")
@@ -102,7 +117,7 @@ class MirakelMix(MovementRules, Game):
             "game": self.id,
             "players": [p.strip() for p in players],
             "cave": cave.id,
-            "options": {"fill": fill, "coach": coach_on},
+            "options": options,
             "rng": new_rng_state(seed),
             "stage": "fill",
             "phase": "fill_bowls",
@@ -426,33 +441,16 @@ class MirakelMix(MovementRules, Game):
                 for card in cave.obstacles_next_to(cave.reach(space, crossable))}
         return "Nobody can get out of the cave any more" + self._kept_away(s, edge & closed)
 
-    # --- the shape of an action's fields (InvalidAction: not an action of this game) ---
+    # --- the drop colour an action names (its fields are read by the core: ``fields``) ---
     def colour_of(self, a: Action) -> str | None:
         """The drop colour an action names, or None if it names none (a colourless drop).
 
         ``"color"`` is read too: logs written before the spelling was settled use it,
         and a game resumed from such a log must replay."""
-        if "colour" in a and "color" in a and a["colour"] != a["color"]:
+        colour, color = a.get("colour"), a.get("color")
+        if colour is not None and color is not None and colour != color:
             raise InvalidAction('an action names one drop colour: "colour" (or "color" in an old log)')
-        colour = a["colour"] if "colour" in a else a.get("color")
-        if colour is None:
-            return None
-        if not isinstance(colour, str) or colour not in self.letters:
-            raise InvalidAction(f"there is no drop colour {colour!r} (colours: {', '.join(self.colours)})")
-        return colour
-
-    def _bowl_field(self, a: Action) -> int:
-        bowl = a.get("bowl")
-        if not isinstance(bowl, int) or isinstance(bowl, bool) or not 0 <= bowl < self.n_bowls:
-            raise InvalidAction(f"choose bowl 0 to {self.n_bowls - 1}")
-        return bowl
-
-    @staticmethod
-    def _warning_id(a: Action) -> int:
-        wid = a.get("id")
-        if not isinstance(wid, int) or isinstance(wid, bool):
-            raise InvalidAction('"id" is the number of a warning')
-        return wid
+        return colour if colour is not None else color
 
     # --- drops ---------------------------------------------------------------
     def drop_problem(self, s: State, colour: str | None) -> tuple[str, str] | None:
@@ -519,7 +517,7 @@ class MirakelMix(MovementRules, Game):
     def _do_name_drop(self, s: State, a: Action) -> None:
         colour = self.colour_of(a)
         if colour is None:
-            raise InvalidAction(f'name_drop needs a "colour" ({", ".join(self.colours)})')
+            raise self.invalid(s, "name_drop", "colour")
         if s["phase"] != "name_drop":
             raise IllegalAction("no drop is waiting for its colour")
         if s["cauldron"][colour] <= 0:
@@ -570,15 +568,15 @@ class MirakelMix(MovementRules, Game):
         return fixes
 
     def _do_dismiss_warning(self, s: State, a: Action) -> None:
-        w = self._warning(s, self._warning_id(a))
+        w = self._warning(s, a["id"])
         s["warnings"] = [x for x in s["warnings"] if x is not w]
 
     def _do_fix_drop(self, s: State, a: Action) -> list[Effect]:
-        wid = self._warning_id(a)
+        wid = a["id"]
         colour = self.colour_of(a)
         fix: Action = {"type": "fix_drop", "id": wid}
-        if "bowl" in a:
-            fix["bowl"] = self._bowl_field(a)
+        if a["bowl"] is not None:
+            fix["bowl"] = a["bowl"]
         if colour is not None:
             fix["colour"] = colour
         w = self._warning(s, wid)
@@ -593,9 +591,7 @@ class MirakelMix(MovementRules, Game):
     # --- set-up and turn ----------------------------------------------------
     def _do_place_apprentice(self, s: State, a: Action) -> None:
         cave = self.cave_of(s)
-        space = a.get("space")
-        if not cave.is_space(space):
-            raise InvalidAction(f"there is no cave space {space!r}")
+        space = a["space"]
         if s["phase"] != "place_apprentices":
             raise IllegalAction("apprentices are placed at the start of the game only")
         if space not in cave.start:
@@ -617,13 +613,11 @@ class MirakelMix(MovementRules, Game):
         return {"device": "cauldron", "op": "fill", "drops": list(drops)}
 
     def _do_empty_bowl(self, s: State, a: Action) -> list[Effect]:
-        return [self._empty_bowl(s, self._bowl_field(a))]
+        return [self._empty_bowl(s, a["bowl"])]
 
     def _do_place_disk(self, s: State, a: Action) -> None:
-        flask, index = a.get("flask"), a.get("space")
-        if not isinstance(flask, str) or flask not in self.flask_spaces:
-            raise InvalidAction(f"there is no mixing flask {flask!r}")
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.flask_spaces[flask]):
+        flask, index = a["flask"], a["space"]
+        if index >= len(self.flask_spaces[flask]):      # flasks of fewer spaces than the largest
             raise InvalidAction(f"the {self.flask_names[flask]} flask has spaces 0 to {len(self.flask_spaces[flask]) - 1}")
         if s["phase"] != "place_disk":
             raise IllegalAction("there is no drop waiting for a disk")
@@ -657,7 +651,7 @@ class MirakelMix(MovementRules, Game):
         return [{"device": "cauldron", "op": "unfill", "drops": list(restored["bowls"][bowl])}]
 
     # ---------------------------------------------------------------- queries
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """Every action a player may take now, each valid as sent.
 
         The devices' reports are not choices and are left out: ``drop`` (any colour or
@@ -665,8 +659,6 @@ class MirakelMix(MovementRules, Game):
         cannot be becoming a warning. The manual drop buttons of ``fill_bowls`` and
         ``dispense`` are listed: one ``drop`` per colour the cauldron still holds."""
         s = state
-        if s["stage"] == "over":   # only the action that ended it may be taken back
-            return [{"type": "undo"}] if s["undo"] else []
         out: list[Action] = []
         phase = s["phase"]
         if phase in ("fill_bowls", "dispense"):
@@ -686,8 +678,6 @@ class MirakelMix(MovementRules, Game):
                     for o in self.move_options(s)]
             out += self.swap_options(s)
             out.append({"type": "move", "to": None})
-        if s["undo"]:
-            out.append({"type": "undo"})
         for w in s["warnings"]:
             out += self.warning_fixes(s, w)
         return out
@@ -783,7 +773,6 @@ class MirakelMix(MovementRules, Game):
         v: dict[str, Any] = {
             "game": self.id,
             "phase": s["phase"],
-            "prompt": self.prompt(s),
             "active": s["active"],
             "players": [{"seat": i, "name": name, "disks_left": s["disks"][i],
                          "apprentice": s["apprentices"][i], "cards": dict(s["cards"][i])}
@@ -807,7 +796,6 @@ class MirakelMix(MovementRules, Game):
             "cave": dict(cave.public(), apprentices={str(i): p for i, p in enumerate(s["apprentices"])}),
             "movement": self._movement_view(s),
             "warnings": [dict(w, fixes=self.warning_fixes(s, w)) for w in s["warnings"]],
-            "can_undo": bool(s["undo"]),
             "winner": s["winner"],
             "outcome": None if out is None else out.to_json(s["players"]),
         }

@@ -17,24 +17,22 @@ from __future__ import annotations
 from typing import Any
 
 from ...contracts import Action, Effect, State
-from ..base import BadSetup, Game, IllegalAction, InvalidAction, Outcome, new_rng_state, rng_from, rng_store
+from ..base import SEAT, Choice, Fields, Game, IllegalAction, Outcome, Whole, new_rng_state, rng_from, rng_store
 
 VARIANTS = ("classic", "express")
 
 
 class MixIt(Game):
-    id = "mix-it"
-    name = "Mix It"
-    data_package = "controller.games.mix_it"
     undoable = frozenset({"place", "move", "change_goal"})
     undo_barrier = frozenset({"claim", "confirm"})        # a shout and a cookie are facts
     nothing_to_undo = "there is nothing to undo (a MONSTER!, a cookie or a new deck cannot be taken back)"
     legal_actions_complete = False      # placements, goal changes and claims are on the phones
+    options = {"variant": Choice(VARIANTS, "the classic game, or Mix It Express (one goal each, no hands)",
+                                 default="classic")}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
-        self.min_players, self.max_players = int(d["players"]["min"]), int(d["players"]["max"])
         self.parts: list[str] = [p["id"] for p in d["parts"]]
         self.species: dict[str, dict[str, Any]] = {s["id"]: s for s in d["species"]}
         self.cards: dict[str, dict[str, Any]] = {c["id"]: c for c in d["cards"]}
@@ -44,19 +42,23 @@ class MixIt(Game):
         self.goal_changes = int(d["goal_changes"])
         self.monster_count = int(d["monsters"])
 
+    def fields(self) -> dict[str, Fields]:
+        monster = Whole(0, self.monster_count - 1, "Monster 1 or Monster 2")
+        return {
+            "place": {"seat": SEAT, "monster": monster,
+                      "card": Choice(self.cards, 'a Monster Parts card, e.g. "blubbo-eyes-star"', default=None)},
+            "move": {"seat": SEAT, "monster": monster, "part": Choice(self.parts, "the slot the top card is in")},
+            "change_goal": {"seat": SEAT}, "claim": {"seat": SEAT},
+        }
+
     # --- set-up ---------------------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        variant = options.get("variant", "classic")
-        if variant not in VARIANTS:
-            raise BadSetup(f'"variant" must be one of {", ".join(VARIANTS)}, not {variant!r}')
-        unknown = set(options) - {"variant"}
-        if unknown:
-            raise BadSetup(f"Mix It has no option {sorted(unknown)[0]!r}; it knows: variant")
+        options = self.read_options(options, players)
+        variant = options["variant"]
         n = len(players)
         state: State = {
-            "players": list(players), "options": {"variant": variant}, "rng": new_rng_state(seed),
+            "players": list(players), "options": options, "rng": new_rng_state(seed),
             "monsters": [{p: [] for p in self.parts} for _ in range(self.monster_count)],
             "hands": [[] for _ in range(n)], "goals": [None] * n, "won": [[] for _ in range(n)],
             "changed": [0] * n, "extra": {"holder": None, "since": None, "before": None, "contested": None},
@@ -90,7 +92,7 @@ class MixIt(Game):
     # --- actions --------------------------------------------------------------------
     def _turn_of(self, state: State, action: Action) -> int:
         """The acting seat, refused unless it is that player's turn and nothing waits."""
-        seat = self.seat_of(state, action)
+        seat: int = action["seat"]
         names = state["players"]
         if state["claims"]:
             who = ", ".join(names[c["seat"]] for c in state["claims"])
@@ -99,25 +101,18 @@ class MixIt(Game):
             raise IllegalAction(f"it is {names[state['turn']]}'s turn, not {names[seat]}'s")
         return seat
 
-    def _monster_of(self, action: Action, key: str = "monster") -> int:
-        m = action.get(key)
-        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m < self.monster_count:
-            raise InvalidAction(f'"{key}" must be 0 (Monster 1) or 1 (Monster 2)')
-        return m
-
     def _do_place(self, state: State, action: Action) -> None:
         """A. PLACE 1 card in a free space or OVER another card, then draw back to 3."""
         seat = self._turn_of(state, action)
-        monster = self._monster_of(action)
+        monster, card = action["monster"], action["card"]
         express = state["options"]["variant"] == "express"
-        card = action.get("card")
         if express:
             top = state["deck"][-1]
             if card is not None and card != top:
                 raise IllegalAction("in Mix It Express you place the top card of the face-up deck")
             card = top
-        if not isinstance(card, str) or card not in self.cards:
-            raise InvalidAction('"card" must name a Monster Parts card, e.g. "blubbo-eyes-star"')
+        if card is None:
+            raise self.invalid(state, "place", "card")
         hand = state["hands"][seat]
         if not express and card not in hand:
             raise IllegalAction(f"{state['players'][seat]} has no {self.card_name(card)} in hand")
@@ -153,10 +148,7 @@ class MixIt(Game):
         """B. MOVE a top card to the other monster's same slot, except the card moved by
         the player directly before."""
         seat = self._turn_of(state, action)
-        source = self._monster_of(action)
-        part = action.get("part")
-        if part not in self.parts:
-            raise InvalidAction(f'"part" must be one of {", ".join(self.parts)}')
+        source, part = action["monster"], action["part"]
         stack = state["monsters"][source][part]
         if not stack:
             raise IllegalAction(f"Monster {source + 1} has no {part} to move")
@@ -198,7 +190,7 @@ class MixIt(Game):
 
     def _do_claim(self, state: State, action: Action) -> None:
         """'MONSTER!': the player whose goal shows on the table shows the goal card."""
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         name = state["players"][seat]
         if any(c["seat"] == seat for c in state["claims"]):
             raise IllegalAction(f'{name} has already shouted "MONSTER!"; the table is checking it')
@@ -315,20 +307,15 @@ class MixIt(Game):
             "extra_cookie": 1,
         }
 
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """The table's actions: public (no hand, no goal in them)."""
-        out: list[Action] = []
-        if self.outcome(state) is None:
-            if state["claims"]:
-                out.append({"type": "confirm"})
-            else:
-                turn = state["turn"]
-                out += self._moves(state, turn)
-                if state["options"]["variant"] == "express":   # the deck is face up
-                    out += [{"type": "place", "seat": turn, "monster": m, "card": state["deck"][-1]}
-                            for m in range(self.monster_count)]
-        if self.can_undo(state):
-            out.append({"type": "undo"})
+        if state["claims"]:
+            return [{"type": "confirm"}]
+        turn = state["turn"]
+        out = self._moves(state, turn)
+        if state["options"]["variant"] == "express":   # the deck is face up
+            out += [{"type": "place", "seat": turn, "monster": m, "card": state["deck"][-1]}
+                    for m in range(self.monster_count)]
         return out
 
     def _moves(self, state: State, seat: int) -> list[Action]:
@@ -357,8 +344,7 @@ class MixIt(Game):
 
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
         """This player's hand and secret goal, and whether it shows on the table now."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
-            raise InvalidAction("Choose one of the players at this table")
+        seat = self.seat_of(state, {"seat": seat})
         showing = state["showing"][seat]
         return {"hand": [self.card_view(c) for c in state["hands"][seat]],
                 "goal": self.goal_view(state["goals"][seat]),
@@ -373,7 +359,6 @@ class MixIt(Game):
         claiming = {c["seat"] for c in state["claims"]}
         view = {
             "game": self.id, "variant": state["options"]["variant"],
-            "prompt": self._prompt(state, outcome),
             "parts": list(self.parts),
             "species": [{k: s[k] for k in ("id", "name", "letter", "shape", "hex")} for s in self.species.values()],
             "monsters": [{"number": m + 1,
@@ -397,13 +382,12 @@ class MixIt(Game):
             "cookies_to_win": 1 if express else self.to_win,
             "refills": state["refills"],
             "last": state["last"],
-            "can_undo": self.can_undo(state),
             "outcome": None if outcome is None else outcome.to_json(names),
         }
         return view
 
-    def _prompt(self, state: State, outcome: Outcome | None) -> str:
-        names = state["players"]
+    def prompt(self, state: State) -> str:
+        names, outcome = state["players"], self.outcome(state)
         if outcome is not None:
             return outcome.message
         if state["claims"]:

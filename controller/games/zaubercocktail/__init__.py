@@ -1,21 +1,14 @@
 """Zaubercocktail: trade ingredients, lay down the best cocktail, race the stones."""
 from __future__ import annotations
 
-from typing import Any
-
 from .. import Plugin, Toggle
 
 PLUGIN = Plugin(
-    id="zaubercocktail", name="Zaubercocktail", engine="engine:Zaubercocktail",
+    id="zaubercocktail", name="Zaubercocktail", engine="engine:Zaubercocktail", order=2,
     blueprint="web:bp", phone_page="zaubercocktail_api.hand_page",
     settings_legend="The recipe cards",
     toggles=(Toggle("deck", "physical", "We use the printed recipe deck",
                     "the host taps each card as it is turned up; off: the tablet shuffles and deals"),),
 )
 
-
-def __getattr__(name: str) -> Any:
-    if name == "Zaubercocktail":
-        from .engine import Zaubercocktail
-        return Zaubercocktail
-    raise AttributeError(name)
+__getattr__ = PLUGIN.exports     # `from <this package> import <Engine>` imports the engine then

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...contracts import Action, Effect, State
-from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, new_rng_state,
+from ..base import (SEAT, BadSetup, Choice, Fields, Game, IllegalAction, Outcome, new_rng_state,
                     rng_from, rng_store)
 from . import laydown
 
@@ -33,10 +33,6 @@ def _and(names: list[str]) -> str:
 
 
 class Zaubercocktail(Game):
-    id = "zaubercocktail"
-    name = "Zaubercocktail"
-    data_package = "controller.games.zaubercocktail"
-
     # Every tap of a round can be taken back, one after another, until the next recipe
     # card is revealed: the rulebook's rounds are final once the next card is up.
     undoable = frozenset({"drop_out", "false_trader", "lay_down", "reveal_entries", "draw"})
@@ -51,16 +47,27 @@ class Zaubercocktail(Game):
     shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
     # Lay-downs are far too many to list (about 10,000 per player): a sample is listed.
     legal_actions_complete = False
+    options = {"deck": Choice(("digital", "physical"), "who shuffles the recipe deck: the tablet, or the "
+                                                       "players with the printed deck (the host taps each card "
+                                                       "revealed)", default="digital")}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
-        self.min_players = int(self.data["players"]["min"])
-        self.max_players = int(self.data["players"]["max"])
         self.kinds = laydown.kinds(self.data)
         self.joker: dict[str, Any] = self.data["black_something"]
         self.bolt: dict[str, Any] = self.data["recipe_deck"]["bolt"]
         self.recipes: dict[str, dict[str, Any]] = {r["id"]: r for r in self.data["recipes"]}
         self._check_data()
+
+    def fields(self) -> dict[str, Fields]:
+        joker = self.joker["id"]
+        return {
+            "reveal": {"card": Choice((*self.recipes, self.bolt["id"]), "the recipe card turned over", default=None)},
+            "drop_out": {"seat": SEAT}, "false_trader": {"seat": SEAT},
+            "lay_down": {"seat": SEAT, "cards": laydown.counts_field(self.data),
+                         "black": laydown.counts_field(self.data, self.joker["name"] + "s")},
+            "draw": {"seat": SEAT, "kind": Choice((*self.kinds, joker), "the ingredient drawn")},
+        }
 
     def _check_data(self) -> None:
         """A hand-edited data file that cannot work is named here, not mid-game."""
@@ -77,14 +84,8 @@ class Zaubercocktail(Game):
     # --- set-up ---------------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        unknown = set(options) - {"deck"}
-        if unknown:
-            raise BadSetup(f"Zaubercocktail has no option {sorted(unknown)[0]!r}")
-        mode = options.setdefault("deck", "digital")
-        if mode not in ("digital", "physical"):
-            raise BadSetup('the recipe deck is either "digital" (the tablet shuffles) '
-                           'or "physical" (the host taps the card revealed)')
+        options = self.read_options(options, players)
+        mode = options["deck"]
         state: State = {
             "game": self.id,
             "players": [p.strip() for p in players],
@@ -139,13 +140,15 @@ class Zaubercocktail(Game):
         return [c for c in [*self.recipes, self.bolt["id"]] if c not in gone]
 
     # --- what may be done now ----------------------------------------------------
-    def legal_actions(self, state: State) -> list[Action]:
-        """Every action the table can take now, except that lay-downs are sampled.
+    def actions(self, state: State) -> list[Action]:
+        """Every action the table can take now but the lay-downs.
 
-        Lay-downs are too many to list (about 10,000 per player), so for each player who
-        may enter one this lists laying nothing and every single set of natural cards
-        (``legal_actions_complete`` is False); ``is_legal`` accepts any legal lay-down and
-        ``view()["entry_rules"]`` describes them.
+        Lay-downs are too many to list (about 10,000 per player) and the table's screens
+        do not need them in every message (they would make up most of it): a player's
+        lay-down screen asks for :meth:`lay_downs` when it opens, and a seat's own
+        session lists its sample in ``seat_actions`` (``legal_actions_complete`` is
+        False). ``is_legal`` accepts any legal lay-down; ``view()["entry_rules"]``
+        describes them.
         """
         phase, rnd, seats = state["phase"], state["round"], range(len(state["players"]))
         actions: list[Action] = []
@@ -156,11 +159,7 @@ class Zaubercocktail(Game):
                 actions += [{"type": "reveal", "card": c} for c in self._unrevealed(state)]
         elif phase == "trading":
             actions += [{"type": "drop_out", "seat": s} for s in seats if s not in rnd["dropouts"]]
-            for s in rnd["dropouts"]:
-                actions += self._sample_lay_downs(state, s)
         elif phase == "laying":
-            for s in seats:
-                actions += self._sample_lay_downs(state, s)
             if all(e is not None for e in rnd["entries"]):
                 actions.append({"type": "reveal_entries"})
         elif phase == "tiebreak":
@@ -168,17 +167,26 @@ class Zaubercocktail(Game):
                 actions += [{"type": "draw", "seat": s, "kind": k} for k in [*self.kinds, self.joker["id"]]]
         if phase != "over":
             actions += [{"type": "false_trader", "seat": s} for s in seats]
-        if self.can_undo(state):
-            actions.append({"type": "undo"})
         return actions
 
-    def _sample_lay_downs(self, state: State, seat: int) -> list[Action]:
+    def seat_actions(self, state: State, seat: int) -> list[Action]:
+        """The public actions naming ``seat`` and, while it may enter one, its sample of
+        lay-downs (:meth:`lay_downs`)."""
+        return [*super().seat_actions(state, seat), *self.lay_downs(state, seat)]
+
+    def lay_downs(self, state: State, seat: int) -> list[Action]:
+        """A sample of the lay-downs ``seat`` may enter now (none when it may not): laying
+        nothing and every single set of natural cards that surely exists.
+
+        Card conservation, from public facts only: the others' lay-downs are hidden (a
+        list shaped by them would tell), but *how many* have entered is shown, and each
+        of them holds at most ``most`` natural cards of a kind. What is listed is then
+        legal whatever they entered; ``is_legal`` still takes more when the deck allows it.
+        """
+        if not self._may_enter(state, seat):
+            return []
         out: list[Action] = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
         least = self.data["scoring"]["min_per_kind"]
-        # Card conservation, from public facts only: the others' lay-downs are hidden (a list
-        # shaped by them would tell), but *how many* have entered is shown, and each of them
-        # holds at most ``most`` natural cards of a kind. What is listed is then legal
-        # whatever they entered; ``is_legal`` still takes more when the deck allows it.
         entered = sum(1 for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat)
         for kid, kind in self.kinds.items():
             left = kind["cards"] - entered * kind["most"]
@@ -189,14 +197,13 @@ class Zaubercocktail(Game):
     # --- the actions (``Game.apply`` forks the state and calls these) ---------------
     def _do_reveal(self, state: State, action: Action) -> list[Effect]:
         digital = state["options"]["deck"] == "digital"
-        card = action.get("card")
-        if not digital and card not in (*self.recipes, self.bolt["id"]):
-            raise InvalidAction('"card" must name a recipe card: '
-                                + ", ".join([*self.recipes, self.bolt["id"]]))
+        card = action["card"]
+        if not digital and card is None:       # the printed deck: which card was turned over
+            raise self.invalid(state, "reveal", "card")
         if state["phase"] not in ("reveal", "scored"):
             raise IllegalAction("The next recipe card is revealed only after this round has been scored")
         if digital:
-            if "card" in action:
+            if card is not None:
                 raise IllegalAction("The tablet deals the recipe cards in this game: just tap reveal")
             card = state["deck"].pop(0)
         elif card not in self._unrevealed(state):
@@ -216,7 +223,7 @@ class Zaubercocktail(Game):
         return []
 
     def _do_drop_out(self, state: State, action: Action) -> None:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         rnd = state["round"]
         if state["phase"] != "trading":
             raise IllegalAction("Players drop out only while the trading is on")
@@ -227,7 +234,7 @@ class Zaubercocktail(Game):
             state["phase"] = "laying"
 
     def _do_false_trader(self, state: State, action: Action) -> None:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         start = self.data["path"]["start"]
         before = state["stones"][seat]
         state["stones"][seat] = max(start, before - self.data["scoring"]["false_trader_back"])
@@ -239,9 +246,7 @@ class Zaubercocktail(Game):
         rnd["false_trader_taps"] += 1
 
     def _do_lay_down(self, state: State, action: Action) -> None:
-        seat = self.seat_of(state, action)
-        # the shape first (400), then the moment and the rules (422)
-        laydown.read_counts(action.get("cards"), action.get("black"), self.data)
+        seat = action["seat"]          # the shape was read first (400), then the moment and rules (422)
         rnd = state["round"]
         if state["phase"] == "trading":
             if seat not in rnd["dropouts"]:
@@ -249,7 +254,7 @@ class Zaubercocktail(Game):
                                     "dropping out or when the round ends")
         elif state["phase"] != "laying":
             raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
-        sets = laydown.check_lay_down(action.get("cards"), action.get("black"), self.data)
+        sets = laydown.check_lay_down(action["cards"], action["black"], self.data)
         self._check_deck(state, seat, sets)
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
@@ -299,11 +304,7 @@ class Zaubercocktail(Game):
         rnd["order"] = order          # ``settle`` asks for draws or scores the round
 
     def _do_draw(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        kind = action.get("kind")
-        if kind != self.joker["id"] and kind not in self.kinds:
-            raise InvalidAction('"kind" must be the ingredient drawn: '
-                                + ", ".join([*self.kinds, self.joker["id"]]))
+        seat, kind = action["seat"], action["kind"]
         rnd = state["round"]
         if state["phase"] != "tiebreak":
             raise IllegalAction("Cards are drawn only to break a tie after the lay-downs are revealed")
@@ -490,7 +491,6 @@ class Zaubercocktail(Game):
         view: dict[str, Any] = {
             "game": self.id,
             "phase": phase,
-            "prompt": self._prompt(state, outcome),
             "path": {"start": path["start"], "target": path["target"]},
             "players": [{
                 "seat": s, "name": name, "field": state["stones"][s],
@@ -516,7 +516,8 @@ class Zaubercocktail(Game):
             "next_deal": self.data["deal"]["later_rounds"] if phase == "scored" else None,
             "recipe_deck": {"mode": state["options"]["deck"],
                             "remaining": len(self._unrevealed(state)),
-                            "revealed": [self.card_view(c) for c in state["revealed"]]},
+                            # ids: the faces are GET /api/v1/zaubercocktail/cards, asked for once
+                            "revealed": list(state["revealed"])},
             "kinds": [{**kind, "single_card_value": laydown.single_card_value(kind), "points": table[kid]}
                       for kid, kind in self.kinds.items()],
             "black_something": dict(self.joker),
@@ -526,14 +527,13 @@ class Zaubercocktail(Game):
             "ring_best": self._count_rule("ring_best", state),
             "ring_bonus": self.data["dropouts"]["ring_bonus"],
             "forward_places": self.data["scoring"]["forward_places"],
-            # Earlier rounds ride along only at the end: while playing, the message carries
-            # the round before this one (the table shows its results) and the count; the
-            # rest is GET /api/v1/zaubercocktail/history, so a message does not grow with
-            # the game (issue 16).
-            "history": [self._round_summary(r)
-                        for r in (state["history"] if outcome is not None else state["history"][-1:])],
+            # The message carries what the table shows: the earlier rounds sit in a closed
+            # box that asks GET /api/v1/zaubercocktail/history when opened, so only their
+            # count rides along, and at the end the last round (the outcome shows its
+            # results when the Magic Bolt ended a round before any were scored): a message
+            # does not grow with the game (issues 16, 26).
+            "history": [self._round_summary(r) for r in (state["history"][-1:] if outcome is not None else [])],
             "rounds_before": len(state["history"]),
-            "can_undo": self.can_undo(state),
             "outcome": outcome.to_json(players) if outcome is not None else None,
         }
         if seat is not None:
@@ -543,8 +543,7 @@ class Zaubercocktail(Game):
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
         """A player's own hidden lay-down (until the host reveals them all) and whether
         they may enter one now: only on that player's phone."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["players"]):
-            raise InvalidAction("Choose one of the players at this table")
+        seat = self.seat_of(state, {"seat": seat})
         entry = state["round"]["entries"][seat]
         return {"entry": self._entry_view(entry) if entry is not None else None,
                 "may_enter": self._may_enter(state, seat),
@@ -583,7 +582,7 @@ class Zaubercocktail(Game):
                 "false_traders": rnd["false_traders"], "draws": rnd["draw_log"],
                 "results": rnd["results"]}
 
-    def _prompt(self, state: State, outcome: Outcome | None) -> str:
+    def prompt(self, state: State) -> str:
         rnd, phase, players = state["round"], state["phase"], state["players"]
         if phase == "reveal":
             return (f"Deal {rnd['deal']} cards to each player. When everyone has looked at "
@@ -605,6 +604,7 @@ class Zaubercocktail(Game):
         if phase == "scored":
             return (f"Stones moved. Put the laid cards under the supply pile, deal "
                     f"{self.data['deal']['later_rounds']} cards to each player, then reveal the next recipe card.")
+        outcome = self.outcome(state)
         assert outcome is not None
         why = "The Magic Bolt is out" if outcome.reason == "magic_bolt" else "A stone reached the target field"
         names = [players[s] for s in outcome.winners]

@@ -21,7 +21,8 @@ from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
-from ..base import IllegalAction, InvalidAction, Refusal, load_data
+from ..base import Counts, IllegalAction, InvalidAction, Refusal, Whole, load_data
+from ..fields import read
 
 Data = dict[str, Any]
 Kind = dict[str, Any]
@@ -62,29 +63,14 @@ def points_table(data: Data | None = None) -> dict[str, list[int]]:
             for kid, kind in kinds(data).items()}
 
 
-def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidAction(f"{what} must be a whole number of cards")
-    if value < 0:
-        raise InvalidAction(f"{what} cannot be fewer than no cards")
-    return value
+def counts_field(data: Data | None = None, unit: str = "cards") -> Counts:
+    """A {kind: count} table of a lay-down or a hand (zero counts dropped, left out: none)."""
+    return Counts(tuple(kinds(data)), default={}, unit=unit)
 
 
-def _counts(table: Any, data: Data, what: str) -> dict[str, int]:
-    """A {kind: count} table with unknown kinds refused and zero counts dropped."""
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        raise InvalidAction(f"{what} must list a number of cards per ingredient")
-    known = kinds(data)
-    out = {}
-    for kid, value in table.items():
-        if kid not in known:
-            raise InvalidAction(f"There is no ingredient called {kid!r} in Zaubercocktail")
-        n = _count(value, f"The number of {what} for {known[kid]['name']}")
-        if n:
-            out[kid] = n
-    return out
+def _counts(table: Any, data: Data, key: str, unit: str = "cards") -> dict[str, int]:
+    counts: dict[str, int] = read({key: table}, {key: counts_field(data, unit)}, {}, InvalidAction)[key]
+    return counts
 
 
 def _names(names: list[str]) -> str:
@@ -96,7 +82,7 @@ def read_counts(cards: Any, black: Any = None, data: Data | None = None) -> tupl
     or InvalidAction if it is not a lay-down at all. Checks no rule."""
     data = _data(data)
     return (_counts(cards, data, "cards"),
-            _counts(black, data, data["black_something"]["name"] + "s"))
+            _counts(black, data, "black", data["black_something"]["name"] + "s"))
 
 
 def check_lay_down(cards: Any, black: Any = None, data: Data | None = None) -> list[Set]:
@@ -194,11 +180,12 @@ def check_hand(hand: Any, black: Any = 0, data: Data | None = None) -> tuple[dic
     data = _data(data)
     known = kinds(data)
     joker = data["black_something"]
-    natural = _counts(hand, data, "cards")
+    natural = _counts(hand, data, "hand")
     for kid, n in natural.items():
         if n > known[kid]["cards"]:
             raise IllegalAction(f"There are only {known[kid]['cards']} {known[kid]['name']} cards in the game")
-    jokers = _count(black, f"The number of {joker['name']}s")
+    jokers: int = read({"black": black}, {"black": Whole(0, hint=f"how many {joker['name']}s are in the hand",
+                                                           default=0)}, {}, InvalidAction)["black"]
     if jokers > joker["cards"]:
         raise IllegalAction(f"There are only {joker['cards']} {joker['name']}s in the game")
     return natural, jokers

@@ -30,47 +30,14 @@ import itertools
 from typing import Any
 
 from ...contracts import Action, Effect, State
-from ..base import (BadSetup, Game, IllegalAction, InvalidAction, Outcome, Placing, Refusal,
-                    new_rng_state, rng_from, rng_store)
+from .. import counts as C
+from ..base import (SEAT, BadSetup, Choice, Counts, Fields, Flag, Game, IllegalAction, InvalidAction, Outcome,
+                    Placing, Seat, Whole, new_rng_state, rng_from, rng_store)
+from ..fields import read
 
 CLOCKWISE, COUNTER_CLOCKWISE = "clockwise", "counter_clockwise"
 DIRECTIONS = (CLOCKWISE, COUNTER_CLOCKWISE)
 ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
-
-
-# --- ingredient counts: plain {colour: n} dicts with no zero entries ----------
-def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
-    out = dict(a)
-    for colour, n in b.items():
-        if n:
-            out[colour] = out.get(colour, 0) + n
-    return {c: n for c, n in out.items() if n}
-
-
-def _sub(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
-    out = dict(a)
-    for colour, n in b.items():
-        out[colour] = out.get(colour, 0) - n
-    return {c: n for c, n in out.items() if n}
-
-
-def _min(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
-    return {c: min(n, b.get(c, 0)) for c, n in a.items() if min(n, b.get(c, 0)) > 0}
-
-
-def _total(a: dict[str, int]) -> int:
-    return sum(a.values())
-
-
-def _contains(a: dict[str, int], b: dict[str, int]) -> bool:
-    return all(a.get(c, 0) >= n for c, n in b.items())
-
-
-def _merge(parts: list[dict[str, int]]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for p in parts:
-        out = _add(out, p)
-    return out
 
 
 def _plural(n: int, word: str) -> str:
@@ -82,17 +49,7 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _words(counts: dict[str, int], order: list[str]) -> str:
-    """``{"white": 2, "yellow": 1}`` → "1 yellow, 2 white" (colours in data order)."""
-    parts = [f"{counts[c]} {c}" for c in order if counts.get(c)]
-    return ", ".join(parts) if parts else "nothing"
-
-
 class Zauberwald(Game):
-    id = "zauberwald"
-    name = "Im großen Zauberwald"
-    data_package = "controller.games.zauberwald"
-
     # The undo policy. Entries on the tablet a player may take back: a printed recipe card
     # typed in, the magic tile chosen (until the floor turns), "end your search!" with its
     # count, and the baskets and penalty choices of a check until the check is complete.
@@ -106,11 +63,13 @@ class Zauberwald(Game):
     # Baskets and printed recipe cards are far too many to list: legal_actions offers a
     # handful of each, is_legal decides.
     legal_actions_complete = False
+    options = {"cards": Choice(("dealt", "physical"), "who deals the recipe cards: the tablet, or the players "
+                                                      "(each enters their three printed cards)", default="dealt"),
+               "first": Seat("the youngest player, who starts", default=0)}
 
     def __init__(self, data: dict[str, Any] | None = None):
         super().__init__(data)
         d = self.data
-        self.min_players, self.max_players = int(d["players"]["min"]), int(d["players"]["max"])
         self.colours: list[str] = [c["id"] for c in d["colours"]]
         self.supply: dict[str, int] = {c["id"]: int(c["count"]) for c in d["colours"]}
         self.ants_around: int = int(d["ants_around"])
@@ -126,30 +85,42 @@ class Zauberwald(Game):
         for r in self.recipes:
             what = f"recipe card {r['number']} in the Zauberwald data.toml"
             try:
-                self._check_recipe(self._counts(r["ingredients"], what), what)
-            except Refusal as exc:
+                self._check_recipe(read(r, {"ingredients": Counts(self.colours)}, {}, InvalidAction)["ingredients"],
+                                   what)
+            except InvalidAction as exc:
+                raise ValueError(f"{what}: {exc}") from None
+            except IllegalAction as exc:
                 raise ValueError(str(exc)) from None
+
+    def fields(self) -> dict[str, Fields]:
+        colours = Counts(self.colours)
+        n = self.cards_per_player
+        return {
+            "enter_card": {"seat": SEAT, "slot": Whole(0, n - 1, f"each player lays out {n} recipe cards, "
+                                                              "left to right"),
+                           "ingredients": colours},
+            "choose_tile": {"seat": SEAT, "tile": Choice(sorted(set(self.magic_tiles)), "the number on a magic tile")},
+            "turn": {"seat": SEAT, "direction": Choice(DIRECTIONS, "the forest floor turns one way or the other")},
+            "floor_turned": {"manual": Flag("true when the master turned the floor by hand", default=False)},
+            "end_search": {"seat": SEAT, "count": Whole(0, hint="how many ingredients are in the master "
+                                                                "magician's basket")},
+            "stop": {"seat": SEAT},
+            "basket": {"seat": SEAT, "ingredients": colours},
+            "return_ingredients": {"seat": SEAT, "ingredients": colours},
+        }
 
     # --- set-up ---------------------------------------------------------------
     def setup(self, players: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
         self.check_players(players)
-        options = dict(options or {})
-        unknown = set(options) - {"cards", "first"}
-        if unknown:              # a typo must not start a game with the default silently
-            raise BadSetup(f"Zauberwald has no option {sorted(unknown)[0]!r}; it knows: cards, first")
-        cards_mode = options.get("cards", "dealt")
-        if cards_mode not in ("dealt", "physical"):
-            raise BadSetup('the "cards" option is "dealt" (the tablet deals) or "physical" (enter your cards)')
-        first = options.get("first", 0)
-        if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < len(players):
-            raise BadSetup("the youngest player, who starts, must be one of the seats")
+        options = self.read_options(options, players)      # a typo never starts a game silently
+        cards_mode, first = options["cards"], options["first"]
         n = len(players)
         if cards_mode == "dealt" and len(self.recipes) < n * self.cards_per_player:
             raise BadSetup(f"there are only {len(self.recipes)} recipe cards for {n} players")
         state: State = {
             "game": self.id,
             "players": list(players),
-            "options": {"cards": cards_mode, "first": first},
+            "options": options,
             "rng": new_rng_state(seed),
             "phase": "cards",
             "master": first,
@@ -180,9 +151,9 @@ class Zauberwald(Game):
         return {"number": number, "recipe": dict(ingredients), "on_card": {}, "finished": False}
 
     def _check_recipe(self, ingredients: dict[str, int], what: str) -> None:
-        if _total(ingredients) != self.recipe_size:
+        if C.total(ingredients) != self.recipe_size:
             raise IllegalAction(f"{what}: every recipe needs exactly {self.recipe_size} ingredients, "
-                                f"not {_total(ingredients)}")
+                                f"not {C.total(ingredients)}")
 
     # --- the contract -----------------------------------------------------------
     def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
@@ -193,7 +164,7 @@ class Zauberwald(Game):
         checking = ("check", "penalty")
         return before["phase"] in checking and after["phase"] not in checking
 
-    def legal_actions(self, state: State) -> list[Action]:
+    def actions(self, state: State) -> list[Action]:
         """Every legal action except baskets and printed recipe cards, of which a handful
         is offered (``legal_actions_complete`` is False: ``is_legal`` decides)."""
         phase = state["phase"]
@@ -229,8 +200,6 @@ class Zauberwald(Game):
             pending = state["round"]["pending"]
             for choice in self._penalty_choices(pending):
                 out.append({"type": "return_ingredients", "seat": pending["seat"], "ingredients": choice})
-        if phase != "over" and self.can_undo(state):
-            out.append({"type": "undo"})
         return out
 
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:
@@ -245,13 +214,12 @@ class Zauberwald(Game):
                     continue
                 cards.append({"number": card["number"], "recipe": dict(card["recipe"]),
                               "on_card": dict(card["on_card"]), "finished": card["finished"],
-                              "missing": {} if card["finished"] else _sub(card["recipe"], card["on_card"])})
+                              "missing": {} if card["finished"] else C.sub(card["recipe"], card["on_card"])})
             current = self._current_card(state, s)
             players.append({"seat": s, "name": name, "tiles": list(state["tiles"][s]),
                             "used_tiles": list(state["used_tiles"][s]),
                             "potions": self._potions(state, s), "current_card": current,
                             "cards": cards, "may_stop": self._stop_open(state, s)})
-        can_undo = state["phase"] != "over" and self.can_undo(state)
         out: dict[str, Any] = {
             "game": self.id, "phase": state["phase"], "master": state["master"],
             "round_number": state["round_number"], "players": players,
@@ -259,7 +227,6 @@ class Zauberwald(Game):
             "colours": [{"id": c["id"], "letter": c["letter"], "hex": c.get("hex")} for c in self.data["colours"]],
             "floor": dict(state["floor"]), "last_round": state["last_round"], "result": state["result"],
             "round": None,
-            "can_undo": can_undo, "undo_label": self._undo_words(state) if can_undo else None,
         }
         if rnd is not None:
             r = {k: rnd[k] for k in ("tile", "direction", "ants", "count", "ended_by", "stoppers", "to_check",
@@ -269,7 +236,7 @@ class Zauberwald(Game):
             if rnd["pending"] is not None:
                 p = rnd["pending"]
                 r["pending"] = {"seat": p["seat"], "basket": p["basket"], "count": p["count"],
-                                "choose_from": _merge(p["placed"]), "wrong": p["wrong"],
+                                "choose_from": C.merge(p["placed"]), "wrong": p["wrong"],
                                 "shortfall": p["shortfall"]}
             else:
                 r["pending"] = None
@@ -304,7 +271,31 @@ class Zauberwald(Game):
         return Outcome(winners=winners, reason=result["ended_by"], message=message, ranking=tuple(ranking),
                        details={"ended_by": result["ended_by"], "scores": result["scores"]})
 
-    def _undo_words(self, state: State) -> str | None:
+    def prompt(self, state: State) -> str:
+        """What the table does next (the tablet's top line)."""
+        phase, names, rnd = state["phase"], state["players"], state["round"]
+        master = names[state["master"]]
+        if phase == "cards":
+            seat, slot = next((seat, slot) for seat, cards in enumerate(state["cards"])
+                              for slot, card in enumerate(cards) if card is None)
+            return f"Enter {names[seat]}'s {ORDINAL[slot]} recipe card"
+        if phase == "choose":
+            return f"{master}, master magician: pick a magic tile"
+        if phase == "turn":
+            return f"{master}, master magician: which way does the floor turn?"
+        if phase == "turning":
+            way = "clockwise" if rnd["direction"] == CLOCKWISE else "counter-clockwise"
+            return f"The forest floor turns {_plural(rnd['ants'], 'ant')} {way}; then everyone searches"
+        if phase == "search":
+            return f"Search! {master} collects {_plural(rnd['tile'], 'ingredient')}"
+        if phase == "check":
+            return f"Check {names[rnd['to_check'][0]]}'s basket"
+        if phase == "penalty":
+            return f"{names[rnd['pending']['seat']]}: choose what goes back to the forest"
+        winners = state["result"]["winners"]
+        return f"Game over: {_and([names[s] for s in winners])} {'win' if len(winners) > 1 else 'wins'}!"
+
+    def undo_label(self, state: State) -> str | None:
         """What an undo would take back, in the table's words ("Linus's basket")."""
         stack = state.get("undo") or []
         if not stack:
@@ -328,12 +319,7 @@ class Zauberwald(Game):
 
     # --- actions: the shape of each field is checked first (InvalidAction), then the rules
     def _do_enter_card(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        slot = action.get("slot")
-        if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot < self.cards_per_player:
-            raise InvalidAction(f'"slot" is 0 to {self.cards_per_player - 1}: each player lays out '
-                                f'{self.cards_per_player} recipe cards, left to right')
-        ingredients = self._counts(action.get("ingredients"), "the recipe card asks for")
+        seat, slot, ingredients = action["seat"], action["slot"], action["ingredients"]
         self._phase(state, ("cards",), "recipe cards are entered before the first magic tile is chosen")
         if state["cards"][seat][slot] is not None:
             raise IllegalAction(f"{state['players'][seat]}'s {ORDINAL[slot]} card is already entered")
@@ -351,11 +337,7 @@ class Zauberwald(Game):
         return []
 
     def _do_choose_tile(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        tile = action.get("tile")
-        if not isinstance(tile, int) or isinstance(tile, bool) or tile not in self.magic_tiles:
-            values = ", ".join(str(t) for t in sorted(set(self.magic_tiles)))
-            raise InvalidAction(f'"tile" is the number on a magic tile: {values}')
+        seat, tile = action["seat"], action["tile"]
         self._phase(state, ("choose", "turn"), "the master magician chooses a magic tile before the floor turns")
         m = self._master(state, seat, "chooses the magic tile")
         rnd = state["round"]
@@ -373,11 +355,7 @@ class Zauberwald(Game):
         return []
 
     def _do_turn(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        direction = action.get("direction")
-        if direction not in DIRECTIONS:
-            raise InvalidAction('"direction" is "clockwise" or "counter_clockwise": '
-                                "the forest floor turns one way or the other")
+        seat, direction = action["seat"], action["direction"]
         self._phase(state, ("turn",), "the master magician chooses a magic tile first, then turns the floor")
         m = self._master(state, seat, "turns the forest floor")
         rnd = state["round"]
@@ -388,9 +366,7 @@ class Zauberwald(Game):
         return [{"device": "forest_floor", "op": "rotate", "ants": rnd["ants"], "direction": direction}]
 
     def _do_floor_turned(self, state: State, action: Action) -> list[Effect]:
-        manual = action.get("manual", False)
-        if not isinstance(manual, bool):
-            raise InvalidAction('"manual" is true (the master turned the floor by hand) or false')
+        manual = action["manual"]
         self._phase(state, ("turning",), "the forest floor has not been told to turn")
         rnd = state["round"]
         step = rnd["ants"] if rnd["direction"] == CLOCKWISE else -rnd["ants"]
@@ -400,10 +376,7 @@ class Zauberwald(Game):
         return []
 
     def _do_end_search(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        count = action.get("count")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise InvalidAction('"count" is how many ingredients are in the master magician\'s basket')
+        seat, count = action["seat"], action["count"]
         self._phase(state, ("search",), "the search can only be ended while everyone is searching")
         m = self._master(state, seat, 'calls "end your search!"')
         rnd = state["round"]
@@ -421,7 +394,7 @@ class Zauberwald(Game):
         return []
 
     def _do_stop(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
+        seat = action["seat"]
         self._phase(state, ("search", "check"),
                     '"stop!" is called during the search, or before your basket is checked')
         rnd = state["round"]
@@ -443,56 +416,42 @@ class Zauberwald(Game):
         return []
 
     def _do_basket(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        basket = self._counts(action.get("ingredients"), "are in the basket")
+        seat, basket = action["seat"], action["ingredients"]
         self._phase(state, ("check",), "baskets are checked after the search has ended")
         rnd = state["round"]
         expected = rnd["to_check"][0]
         if seat != expected:
             who = "the master magician's" if expected == state["master"] else f"{state['players'][expected]}'s"
             raise IllegalAction(f"baskets are checked one after the other, {who} basket comes next")
-        rakeable = _sub(state["forest"], rnd["back"])
+        rakeable = C.sub(state["forest"], rnd["back"])
         short = [c for c in basket if basket[c] > rakeable.get(c, 0)]
         if short:
             c = short[0]
             raise IllegalAction(f"only {rakeable.get(c, 0)} {c} ingredients were left in the forest "
                                 f"to collect, not {basket[c]}")
         limit = self._basket_limit(state, seat)
-        if limit is not None and _total(basket) > limit:
+        if limit is not None and C.total(basket) > limit:
             raise IllegalAction(f"the master magician ended the search with {limit} ingredients in his basket, "
                                 f"and nobody collects once the search has ended")
-        state["forest"] = _sub(state["forest"], basket)
+        state["forest"] = C.sub(state["forest"], basket)
         self._check_basket(state, seat, basket)
         return []
 
     def _do_return_ingredients(self, state: State, action: Action) -> list[Effect]:
-        seat = self.seat_of(state, action)
-        choice = self._counts(action.get("ingredients"), "go back")
+        seat, choice = action["seat"], action["ingredients"]
         self._phase(state, ("penalty",), "there is no penalty to pay right now")
         pending = state["round"]["pending"]
         if seat != pending["seat"]:
             raise IllegalAction(f"{state['players'][pending['seat']]} is choosing which ingredients go back")
-        if _total(choice) != pending["count"]:
+        if C.total(choice) != pending["count"]:
             raise IllegalAction(f"as a penalty exactly {pending['count']} correctly collected "
                                 f"ingredient{'s' if pending['count'] != 1 else ''} go back to the forest")
-        if not _contains(_merge(pending["placed"]), choice):
+        if not C.contains(C.merge(pending["placed"]), choice):
             raise IllegalAction("only ingredients you have just correctly collected this round can go back")
         self._settle(state, pending, choice)
         return []
 
     # --- rules helpers --------------------------------------------------------------
-    def _counts(self, value: object, what: str) -> dict[str, int]:
-        """``{colour: n}`` without zeros; InvalidAction unless ``value`` is such a count
-        of this forest's colours (``what``: "are in the basket", for the message)."""
-        if not isinstance(value, dict) or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value.values()):
-            raise InvalidAction(f'"ingredients" says how many of each colour {what}, e.g. {{"red": 1, "white": 2}}')
-        unknown = [c for c in value if c not in self.supply]
-        if unknown:
-            raise InvalidAction(f"there is no {unknown[0]} ingredient in this forest, only "
-                                + ", ".join(self.colours))
-        return {c: n for c, n in value.items() if n}
-
     @staticmethod
     def _recipe_key(ingredients: dict[str, int]) -> str:
         return ",".join(f"{c}:{n}" for c, n in sorted(ingredients.items()) if n)
@@ -520,7 +479,7 @@ class Zauberwald(Game):
         return None
 
     def _still_needed(self, state: State, seat: int) -> int:
-        return sum(_total(_sub(c["recipe"], c["on_card"])) for c in state["cards"][seat] if not c["finished"])
+        return sum(C.total(C.sub(c["recipe"], c["on_card"])) for c in state["cards"][seat] if not c["finished"])
 
     def _allowed_counts(self, state: State, m: int, tile: int) -> list[int]:
         """Basket sizes with which the master may end the search (rulebook's special case included)."""
@@ -556,16 +515,16 @@ class Zauberwald(Game):
             return (f'{name} has cooked all three magic potions already: "stop!" is called with the '
                     f"basket that finishes the third magic potion")
         rule = 'only a player whose basket can finish his third magic potion can call "stop!"'
-        need = _merge([_sub(card["recipe"], card["on_card"]) for card in open_cards])
-        rakeable = _sub(state["forest"], state["round"]["back"])
+        need = C.merge([C.sub(card["recipe"], card["on_card"]) for card in open_cards])
+        rakeable = C.sub(state["forest"], state["round"]["back"])
         short = [c for c in self.colours if need.get(c, 0) > rakeable.get(c, 0)]
         if short:
             c = short[0]
             return (f"{rule}: {name} still needs {need[c]} {c} for it, and only {rakeable.get(c, 0)} "
                     f"{'is' if rakeable.get(c, 0) == 1 else 'are'} left in the forest to collect")
         limit = self._basket_limit(state, seat)
-        if limit is not None and _total(need) > limit:
-            return (f"{rule}: {name} still needs {_plural(_total(need), 'ingredient')} for it, and the "
+        if limit is not None and C.total(need) > limit:
+            return (f"{rule}: {name} still needs {_plural(C.total(need), 'ingredient')} for it, and the "
                     f"master magician's basket holds only {limit} this round")
         return None
 
@@ -601,10 +560,10 @@ class Zauberwald(Game):
         k = self._current_card(state, seat)
         stuck = None  # first card that this basket leaves incomplete
         while k is not None and k < len(cards):
-            need = _sub(cards[k]["recipe"], cards[k]["on_card"])
-            take = _min(rest, need)
+            need = C.sub(cards[k]["recipe"], cards[k]["on_card"])
+            take = C.common(rest, need)
             placed[k] = take
-            rest = _sub(rest, take)
+            rest = C.sub(rest, take)
             if take != need:
                 stuck = k
                 break
@@ -612,9 +571,9 @@ class Zauberwald(Game):
         later_need: dict[str, int] = {}
         if stuck is not None:
             for card in cards[stuck + 1:]:
-                later_need = _add(later_need, card["recipe"])
-        free = _min(rest, later_need)
-        wrong = _sub(rest, free)
+                later_need = C.add(later_need, card["recipe"])
+        free = C.common(rest, later_need)
+        wrong = C.sub(rest, free)
         return {"placed": placed, "free": free, "wrong": wrong}
 
     def _check_basket(self, state: State, seat: int, basket: dict[str, int]) -> None:
@@ -623,10 +582,10 @@ class Zauberwald(Game):
         shortfall = 0
         if seat == state["master"] and (rnd["ended_by"] == "master" or seat in rnd["stoppers"]):
             expected = min(rnd["tile"], self._still_needed(state, seat))
-            shortfall = max(0, expected - _total(basket))
+            shortfall = max(0, expected - C.total(basket))
         pool = alloc["placed"]
-        pool_total = sum(_total(p) for p in pool)
-        owed = min(_total(alloc["wrong"]) + shortfall, pool_total)
+        pool_total = sum(C.total(p) for p in pool)
+        owed = min(C.total(alloc["wrong"]) + shortfall, pool_total)
         pending = {"seat": seat, "basket": basket, "placed": pool, "free": alloc["free"],
                    "wrong": alloc["wrong"], "shortfall": shortfall, "count": owed}
         choices = self._penalty_choices(pending)
@@ -640,14 +599,14 @@ class Zauberwald(Game):
 
     def _penalty_choices(self, pending: dict[str, Any]) -> list[dict[str, int]]:
         """Every distinct set of ``count`` correct ingredients the player could send back."""
-        pool = _merge(pending["placed"])
+        pool = C.merge(pending["placed"])
         colours = [c for c in self.colours if pool.get(c)]
         out = []
         for combo in itertools.combinations_with_replacement(colours, pending["count"]):
             choice: dict[str, int] = {}
             for c in combo:
                 choice[c] = choice.get(c, 0) + 1
-            if _contains(pool, choice):
+            if C.contains(pool, choice):
                 out.append(choice)
         return out
 
@@ -661,16 +620,16 @@ class Zauberwald(Game):
         # A penalty ingredient leaves the latest card first: that never breaks an earlier card.
         owed = dict(penalty)
         for k in reversed(range(len(placed))):
-            take = _min(owed, placed[k])
-            placed[k] = _sub(placed[k], take)
-            owed = _sub(owed, take)
+            take = C.common(owed, placed[k])
+            placed[k] = C.sub(placed[k], take)
+            owed = C.sub(owed, take)
         back_free: dict[str, int] = dict(pending["free"])
         finished: list[int] = []
         current = self._current_card(state, seat)
         k = len(cards) if current is None else current
         while k < len(cards):
             card = cards[k]
-            laid = _add(card["on_card"], placed[k])
+            laid = C.add(card["on_card"], placed[k])
             if laid == card["recipe"]:
                 card["on_card"] = {}
                 card["finished"] = True
@@ -680,7 +639,7 @@ class Zauberwald(Game):
                 continue
             card["on_card"] = laid
             for j in range(k + 1, len(cards)):  # the earlier card is not complete
-                back_free = _add(back_free, placed[j])
+                back_free = C.add(back_free, placed[j])
                 placed[j] = {}
             break
         self._to_forest(state, pending["wrong"])
@@ -690,25 +649,25 @@ class Zauberwald(Game):
         name = state["players"][seat]
         for k, p in enumerate(placed):
             if p and k not in finished:
-                notes.append(f"{_words(p, order)} laid on the {ORDINAL[k]} recipe card")
+                notes.append(f"{C.words(p, order)} laid on the {ORDINAL[k]} recipe card")
         for k in finished:
             notes.append(f"the {ORDINAL[k]} magic potion is finished: its ingredients go back to the forest "
                          f"and the card is turned over")
         if back_free:
-            notes.append(f"{_words(back_free, order)} back to the forest without penalty: they are for a "
+            notes.append(f"{C.words(back_free, order)} back to the forest without penalty: they are for a "
                          f"later recipe card, but the earlier card is not complete")
         if pending["wrong"]:
-            notes.append(f"{_words(pending['wrong'], order)} wrong: not needed on any of {name}'s open "
+            notes.append(f"{C.words(pending['wrong'], order)} wrong: not needed on any of {name}'s open "
                          f"recipe cards, back to the forest")
         if pending["shortfall"]:
             notes.append(f"the master magician collected {pending['shortfall']} fewer than his magic tile says")
         if penalty:
             reasons = []
             if pending["wrong"]:
-                reasons.append(f"{_total(pending['wrong'])} wrong")
+                reasons.append(f"{C.total(pending['wrong'])} wrong")
             if pending["shortfall"]:
                 reasons.append(f"{pending['shortfall']} missing")
-            notes.append(f"penalty for {' and '.join(reasons)}: {_words(penalty, order)} collected correctly "
+            notes.append(f"penalty for {' and '.join(reasons)}: {C.words(penalty, order)} collected correctly "
                          f"this round back to the forest")
         elif pending["wrong"] or pending["shortfall"]:
             notes.append("no penalty: nothing was correctly collected this round")
@@ -731,8 +690,8 @@ class Zauberwald(Game):
             self._end_round(state)
 
     def _to_forest(self, state: State, counts: dict[str, int]) -> None:
-        state["forest"] = _add(state["forest"], counts)
-        state["round"]["back"] = _add(state["round"]["back"], counts)
+        state["forest"] = C.add(state["forest"], counts)
+        state["round"]["back"] = C.add(state["round"]["back"], counts)
 
     def _end_round(self, state: State) -> None:
         rnd = state["round"]
@@ -752,7 +711,7 @@ class Zauberwald(Game):
         on_card = []
         for s in range(n):
             k = self._current_card(state, s)
-            on_card.append(_total(state["cards"][s][k]["on_card"]) if k is not None else 0)
+            on_card.append(C.total(state["cards"][s][k]["on_card"]) if k is not None else 0)
         if winners is None:  # most potions, then most ingredients on the recipe card, else shared
             best = max(potions)
             winners = [s for s in range(n) if potions[s] == best]
@@ -766,7 +725,7 @@ class Zauberwald(Game):
     def _sample_baskets(self, state: State, seat: int) -> list[dict[str, int]]:
         """A handful of lawful baskets for ``legal_actions`` (any lawful basket is accepted)."""
         rnd = state["round"]
-        rakeable = _sub(state["forest"], rnd["back"])
+        rakeable = C.sub(state["forest"], rnd["back"])
         limit = self._basket_limit(state, seat)
         out: list[dict[str, int]] = [{}]
 
@@ -775,7 +734,7 @@ class Zauberwald(Game):
                 return b
             kept: dict[str, int] = {}
             for c in self.colours:
-                n = min(b.get(c, 0), limit - _total(kept))
+                n = min(b.get(c, 0), limit - C.total(kept))
                 if n > 0:
                     kept[c] = n
             return kept
@@ -783,14 +742,14 @@ class Zauberwald(Game):
         k = self._current_card(state, seat)
         if k is not None:
             card = state["cards"][seat][k]
-            out.append(trim(_min(_sub(card["recipe"], card["on_card"]), rakeable)))
+            out.append(trim(C.common(C.sub(card["recipe"], card["on_card"]), rakeable)))
         for c in self.colours:
             if rakeable.get(c):
                 out.append({c: 1} if limit is None or limit >= 1 else {})
         if limit:
             filled: dict[str, int] = {}
             for c in self.colours:
-                n = min(rakeable.get(c, 0), limit - _total(filled))
+                n = min(rakeable.get(c, 0), limit - C.total(filled))
                 if n > 0:
                     filled[c] = n
             out.append(filled)

@@ -1,16 +1,19 @@
 // The tablet: boot from the server-rendered data, follow the table live, send taps.
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
-// and /games/<game id>/tablet.css styles it (both from the game's plug-in folder).
+// and /games/<game id>/tablet.css styles it (both from the game's plug-in folder). The
+// shell owns what every game has: the prompt and the one undo button, from the session
+// (a game may place the button on its board: ctx.undo; else it sits in the top bar).
 import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
-import { cue } from "./cues.js";
-import { setupSheet, sheetSeen } from "./sheet.js";
-import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
+// Not needed for the board's first frame (the More panel, sounds, the firmware notice):
+// asked for once that frame is painted (main), so the page fetches fewer files before it.
+let sheet, firmware, cues;
+const cue = (kind) => cues.then((m) => m.cue(kind));
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
@@ -26,7 +29,7 @@ function accept(session) {
   current = session;
   awake.want(!session.outcome);
   draw();
-  sheetSeen(session);
+  sheet.then((m) => m.sheetSeen(session));
   cueFor(before, session);
 }
 
@@ -35,7 +38,7 @@ function accept(session) {
 function cueFor(before, after) {
   if (!before || before.id !== after.id || busy) return;
   if (after.outcome && !before.outcome) cue("over");
-  else if ((after.state?.prompt || "") !== (before.state?.prompt || "")) cue("next");
+  else if ((after.prompt || "") !== (before.prompt || "")) cue("next");
 }
 
 function draw() {
@@ -114,12 +117,37 @@ async function drawGame(session) {
   // which game is on the table, before it draws (a game's module may ask, e.g. its pollers)
   document.body.dataset.game = String(session.id);
   document.body.dataset.gameId = session.game;
-  $("#prompt").textContent = session.state?.prompt || "";
+  $("#prompt").textContent = session.prompt || "";
+  showUndo(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
-                              simulated: boot.simulated, seat: boot.seat ?? null });
+                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
+                              // the devices' state when the page was made (the floor: no first poll)
+                              devices: { floor: boot.floor ?? null } });
+  if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
   firstDrawn();
+}
+
+// --- undo: one button for every game -----------------------------------------------------
+const undoButton = $("#btn-undo");
+const undoHome = $("#prompt");          // its place in the top bar: after the prompt
+
+/** The undo, while the session says an undo would be taken ("↶ Undo", "Linus's basket"). */
+function showUndo(session) {
+  undoButton.hidden = !session?.can_undo || showingStart;
+  undoButton.querySelector(".undo-what").textContent = session?.undo_label || "";
+  undoButton.setAttribute("aria-label", session?.undo_label ? `Undo: ${session.undo_label}` : "Undo");
+}
+
+/** Take back the last action; the game's module may put back what the players typed in
+ *  for it (its optional export undone(before, after): a basket to correct, not to retype). */
+async function undo() {
+  const before = current;
+  const body = await perform({ type: "undo" });
+  if (!body || !before || body.id !== before.id) return;
+  const mod = await gameModules.get(body.game);
+  mod?.undone?.(before, body);
 }
 
 // --- sending -----------------------------------------------------------------------------
@@ -196,6 +224,7 @@ function showStart() {
   $("#start-view").hidden = false;
   $("#btn-back").hidden = !current;
   $("#btn-new-game").hidden = true;
+  undoButton.hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)."
@@ -324,7 +353,15 @@ function afterFirstPaint(fn) {
   drawnOnce.then(() => requestAnimationFrame(() => setTimeout(fn)));
 }
 
+/** ``load()`` once the first frame is painted; its promise now. */
+function later(load) {
+  return new Promise((resolve, reject) => afterFirstPaint(() => load().then(resolve, reject)));
+}
+
 function main() {
+  sheet = later(async () => { const m = await import("./sheet.js"); m.setupSheet(boot.games); return m; });
+  firmware = later(async () => { const m = await import("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
+  cues = later(() => import("./cues.js"));
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
@@ -333,6 +370,7 @@ function main() {
   fitGameSettings();
   $("#btn-back").addEventListener("click", () => { showingStart = false; draw(); });
   $("#btn-new-game").addEventListener("click", openStart);
+  undoButton.addEventListener("click", undo);
   document.addEventListener("potionpi:new-game", openStart);
   $("#btn-lock").addEventListener("click", async () => {
     if (isUnlocked()) {
@@ -344,8 +382,6 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
-  setupSheet(boot.games);
-  setupFirmware(boot.firmware);
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its
   // first message is that same session: on a slow tablet it would only compete with the
@@ -353,10 +389,14 @@ function main() {
   Promise.race([drawnOnce, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
     link = follow("/api/v1/stream", {
       onSession: accept,
-      onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
+      onNotice: (notice) => {
+        noticeToast(notice); cue("warn");
+        if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+      },
       onState: setConnection,
     });
-    document.body.dataset.ready = "yes";
+    // ready: live, and the panel, sounds and firmware notice are in (a tap finds them)
+    Promise.allSettled([sheet, firmware, cues]).then(() => { document.body.dataset.ready = "yes"; });
   });
   afterFirstPaint(awake.start);         // not needed for the first frame
   afterFirstPaint(keepPage);

@@ -18,7 +18,7 @@ export function render(root, seatSession, ctx) {
   root.replaceChildren(el("div.exp", { id: "exp", dataset: { seat: String(seat) } },
     el("h2", {}, `${me.name}'s secrets`),
     el("p.exp-part", { id: "exp-parts" }, `Elixir of life: ${(mine.elixir_parts || []).length} of 3 parts`),
-    turnLine(state, seat, seatSession.players, actions),
+    turnLine(state, seat, seatSession.players, actions, seatSession.prompt),
     brewCards(mine, actions, ctx, seat),
     me.in_use.length ? el("div", {}, el("div.panel-title", {}, "In use"), me.in_use.map(timer)) : null,
     formulaTable(mine, info, ctx, seat, () => render(root, seatSession, ctx)),
@@ -27,13 +27,13 @@ export function render(root, seatSession, ctx) {
   document.body.dataset.version = String(seatSession.version);
 }
 
-function turnLine(state, seat, names, actions) {
+function turnLine(state, seat, names, actions, prompt) {
   if (state.winner !== null && state.winner !== undefined) return el("p.ex-ask", {}, `${names[state.winner]} has won.`);
   const p = state.pending;
   if (p && p.seat === seat) return el("p.ex-ask", { id: "exp-ask" }, cap(p.words) + ".");
   if (actions.some((a) => a.type === "drink")) return el("p.ex-ask", { id: "exp-ask" }, "Your turn: drink a potion here, or end the turn on the tablet.");
   if (state.turn === seat) return el("p.ex-ask", { id: "exp-ask" }, "Your turn: the tablet shows the steps.");
-  return el("p.ex-phone", {}, state.prompt || "");
+  return el("p.ex-phone", {}, prompt || "");
 }
 
 function brewCards(mine, actions, ctx, seat) {

@@ -24,7 +24,7 @@ export function render(root, session, ctx) {
       header(state, names),
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
       decisions(state, session, ctx, info, names, actions)),
-    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, undoButton(state, ctx), phonesButton(state), soundButton(ctx, state)),
+    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state), soundButton(ctx, state)),
       tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
     state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
@@ -100,12 +100,6 @@ function phonesButton(state) {
   if (state.winner !== null) return null;
   return el("button.big-button.ex-phones", { type: "button", id: "ex-phones", onclick: () => showSeats() },
     "Phone links");
-}
-
-function undoButton(state, ctx) {
-  if (!state.can_undo) return null;
-  return el("button.big-button.quiet.ex-undo", { type: "button", id: "ex-undo", dataset: { action: "undo" },
-    onclick: () => ctx.perform({ type: "undo" }) }, "↶ Undo");
 }
 
 // --- what can be done now -----------------------------------------------------------------------------

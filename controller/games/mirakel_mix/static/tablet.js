@@ -47,7 +47,8 @@ export function render(root, session, ctx) {
     (state.last_drop !== drawn.state?.last_drop ||
      (state.turn?.drops || []).length !== (drawn.state?.turn?.drops || []).length);
   drawn = session;
-  renderTable(session, { perform: ctx.perform, choose: ctx.choose, names: ctx.names, simulated: ctx.simulated });
+  renderTable(session, { perform: ctx.perform, choose: ctx.choose, names: ctx.names, simulated: ctx.simulated,
+                        undo: ctx.undo });
   renderPicker(session.outcome ? [] : sortActions(session.legal_actions || []).name, ctx.perform, state.colours || []);
   if (newDrop) {
     ctx.cue?.("drop");

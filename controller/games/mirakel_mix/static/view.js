@@ -19,7 +19,6 @@ export function actionLabel(action) {
     case "empty_bowl": return `Empty bowl ${action.bowl + 1} into the cauldron`;
     case "place_apprentice": return `Start on ${action.space}`;
     case "pass_disk": return "No free space: place nothing";
-    case "undo": return "Undo";
     case "dismiss_warning": return "Dismiss";
     case "drop": return action.colour ? `A ${action.colour} drop fell` : "A drop fell";
     default: break;
@@ -44,7 +43,7 @@ export function sortActions(legal) {
     else if (a.type === "name_drop") groups.name.push(a);
     else if (a.type === "empty_bowl") groups.bowl.push(a);
     else if (a.type === "drop") groups.manualDrop.push(a);
-    else if (a.type === "undo") groups.undo.push(a);
+    else if (a.type === "undo") groups.undo.push(a);         // the shell's one undo button
     else if (isFix(a)) groups.fix.push(a);
     else groups.other.push(a);
   }
@@ -70,7 +69,7 @@ const seatOf = (view, space) => {
   return hit ? Number(hit[0]) : null;
 };
 
-export function renderTable(session, { perform, choose, names, simulated = false }) {
+export function renderTable(session, { perform, choose, names, simulated = false, undo = null }) {
   const view = session.state || {};
   const legal = sortActions(session.legal_actions || []);
   const marks = playerMarks(names);
@@ -83,7 +82,7 @@ export function renderTable(session, { perform, choose, names, simulated = false
   renderPrompt(session, view, marks, names);
   renderWarnings(view, legal.fix, perform);
   renderLab(view, legal.place, perform, marks, names, coach);
-  renderDrop(view, legal.undo[0] || (view.can_undo && !session.outcome ? { type: "undo" } : null), perform, coach);
+  renderDrop(view, undo, coach);
   renderMoves(session, view, legal, perform, choose, names);
   renderBowls(view, legal.bowl, perform, coach);
   renderCauldron(view);
@@ -108,7 +107,7 @@ function renderPrompt(session, view, marks, names) {
   fill(prompt,
     active !== null && view.phase !== "fill_bowls" && view.phase !== "name_drop"
       ? playerChip(active, marks, names, "big") : null,
-    el("span.prompt-text", {}, view.prompt || ""));
+    el("span.prompt-text", {}, session.prompt || ""));
 }
 
 function renderWarnings(view, fixes, perform) {
@@ -167,7 +166,7 @@ function renderLab(view, placeActions, perform, marks, names, coach) {
   lab.classList.toggle("placing", placeActions.length > 0);
 }
 
-function renderDrop(view, undo, perform, coach) {
+function renderDrop(view, undo, coach) {
   const box = $("#drop");
   const turn = view.turn || {};
   const fallen = turn.drops || [];
@@ -190,8 +189,7 @@ function renderDrop(view, undo, perform, coach) {
         el("span.turn-count", {}, `${fallen.length} of 4`), fallen.map(dot))
       : null,
     skippedNote(turn),
-    undo ? el("button.big-button.quiet.undo", { type: "button", id: "btn-undo", dataset: { action: "undo" },
-      onclick: () => perform(undo) }, "↶ Undo") : null,
+    undo,                               // the shell's one undo button, placed here
     chances ? el("div.coach-chances", { "aria-label": "coach: chance of each colour for the next drop" },
       el("span.coach-title", {}, "Next drop"),
       chances.map(([c, p]) => el(`span.chance${p ? "" : ".none"}`, { dataset: { colour: c } },

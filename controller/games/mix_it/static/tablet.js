@@ -26,8 +26,7 @@ export function render(root, session, ctx) {
           ? el("button.big-button.go", { type: "button", id: "mi-new-game",
               onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
           : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
-        state.can_undo ? el("button.big-button.quiet", { type: "button", id: "mi-undo",
-                                                          onclick: () => ctx.perform({ type: "undo" }) }, "Undo") : null)),
+        ctx.undo)),
     el("p.mi-last", { id: "mi-last", "aria-live": "polite" }, state.last)));
 }
 

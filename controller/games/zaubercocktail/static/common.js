@@ -5,7 +5,7 @@ import { postJSON } from "/static/js/net.js";
 
 export const API = "/api/v1/zaubercocktail";
 
-/** ui.js's el() plus an id: el("button.big-button#zc-undo", ...). */
+/** ui.js's el() plus an id: el("button.big-button#zc-reveal", ...). */
 export function el(tag, props = {}, ...children) {
   const [spec, id] = tag.split("#");
   return uiEl(spec, id ? { ...(props || {}), id } : props, ...children);

@@ -37,7 +37,7 @@ export function render(root, session, ctx) {
   // after scoring the results come first (they say every move); the path follows
   const results = shownResults(helpers);
   fill(root,
-    el("div.zc-top", {}, roundBox(helpers), recipeBox(helpers), boardBox(helpers), undoBox(helpers)),
+    el("div.zc-top", {}, roundBox(helpers), recipeBox(helpers), boardBox(helpers), el("div.zc-undo", {}, ctx.undo)),
     actionBar(helpers),
     view.phase === "over" ? standingsBox(helpers) : null,
     results ? [results, pathBox(helpers)] : [pathBox(helpers), playersBox(helpers)],
@@ -97,12 +97,6 @@ function boardBox({ view, stone }) {
     el("div.zc-card-title", {}, "Ring ○ · Goblet ▽"),
     el("div.zc-slots", {}, slots),
     el("div.zc-deck-left", {}, `ring holder: +${view.ring_bonus} if in the best ${view.ring_best}, else −${view.ring_bonus}`));
-}
-
-function undoBox({ view, ctx }) {
-  return el("div.zc-undo", {},
-    el("button.big-button#zc-undo", { type: "button", disabled: !view.can_undo,
-      onclick: () => ctx.perform({ type: "undo" }) }, "↶ Undo"));
 }
 
 // --- what to do now ------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { el } from "/static/js/ui.js";
 import { askPin, isUnlocked } from "/static/js/pinpad.js";
 import { chipGrid, chipRow, learnPalette, total, words } from "./chips.js";
 import {
-  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor,
+  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor, seedFloor,
   hasMotor, moving, pollSoon, startCountdown,
 } from "./floor.js";
 import { playersStrip, resultsPanel, seatToken } from "./panels.js";
@@ -22,6 +22,7 @@ const roundKey = (session) => `${session.id}:${session.state.round_number}`;
 
 export function render(root, session, ctx) {
   last = { root, session, ctx };
+  seedFloor(ctx.devices?.floor);
   draw();
   followFloor((big) => (big ? draw() : refreshFloor()),
     () => ["turn", "turning"].includes(last?.session.state.phase) || countingDown());
@@ -36,13 +37,11 @@ function draw() {
   if (state.phase !== "turn") cancelCountdown();        // someone else moved the game on
   const names = session.players || state.players.map((p) => p.name);
   const stage = STAGES[state.phase] || stageOver;
-  const prompt = document.querySelector("#prompt");
   const parts = stage(state, session, ctx, names);
-  if (prompt) prompt.textContent = parts.prompt;
   const tree = el("div.zw", { id: "zw", dataset: { phase: state.phase } },
     el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
     el("aside.zw-side", {},
-      undoButton(state, session, ctx),
+      ctx.undo,
       floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
                    mayHome: !["turning"].includes(state.phase) }),
       resultsPanel(state, names)),
@@ -66,33 +65,24 @@ function refreshFloor() {
   old.dataset.position = fresh.dataset.position;
   old.querySelector(".zw-floor-row")?.replaceWith(fresh.querySelector(".zw-floor-row"));
   const progress = document.querySelector("#zw-turn-progress");
-  if (progress) progress.textContent = progressWords(session.state.round);
+  // while the link is cut mid-turn the line says hands off, not how far it got (stageTurning)
+  const s = floor.status;
+  const cut = s?.state === "moving" && s.link && s.link.state !== "connected";
+  if (progress && !cut) progress.textContent = progressWords(session.state.round);
 }
 
-// --- undo: the last entry on the tablet ---------------------------------------------------------
-/** ↶ Undo, while the game has an entry to take back (it says which: "Linus's basket").
- *  A turn of the floor, a "stop!" and a completed check are facts: no undo reaches past them. */
-function undoButton(state, session, ctx) {
-  if (!state.can_undo) return null;
-  return el("button.big-button.quiet.zw-undo", { type: "button", id: "zw-undo", dataset: { action: "undo" },
-    onclick: () => takeBack(session, ctx) },
-  el("span.zw-undo-word", {}, "↶ Undo"),
-  state.undo_label ? el("span.zw-undo-what", {}, state.undo_label) : null);
-}
-
-/** Undo, and put a taken-back basket or recipe card back into its grid: one wrong tap is
- *  then one tap to put right, not a whole basket to enter again. */
-async function takeBack(session, ctx) {
-  const before = session.state;
-  const body = await ctx.perform({ type: "undo" });
-  const after = body?.state;
-  if (!after) return;
+// --- undo: the shell's button takes back the last entry (it names it: "Linus's basket") -------------
+/** After an undo, put a taken-back basket or recipe card back into its grid: one wrong tap
+ *  is then one tap to put right, not a whole basket to enter again. */
+export function undone(beforeSession, body) {
+  const before = beforeSession.state;
+  const after = body.state;
   if (after.phase === "check" && before.round && after.round_number === before.round_number) {
     const seat = after.round.to_check[0];
-    const undone = before.phase === "penalty" ? before.round.pending
+    const taken = before.phase === "penalty" ? before.round.pending
       : before.round.results[before.round.results.length - 1];
-    if (undone && undone.seat === seat && undone.basket) {
-      baskets[`${body.id}:${after.round_number}:${seat}`] = { ...undone.basket };
+    if (taken && taken.seat === seat && taken.basket) {
+      baskets[`${body.id}:${after.round_number}:${seat}`] = { ...taken.basket };
     }
   } else if (after.phase === "cards") {
     for (const p of after.players) {
@@ -135,7 +125,6 @@ function stageMaster(state, session, ctx, names) {
     onclick: () => turnTheFloor(ctx, m, chosen, direction) }, label);
 
   return {
-    prompt: `${names[m]}, master magician: ${chosen ? "which way does the floor turn?" : "pick a magic tile"}`,
     body: [
       el("h2.zw-title", {}, seatToken(m, names), ` ${names[m]} is the master magician`),
       el("div.zw-step", {}, el("div.zw-step-label", {}, "1 · Magic tile: ingredients to collect and ants to turn"),
@@ -180,7 +169,6 @@ function stageTurning(state, session, ctx, names) {
     // turning the floor, so hands off until it is back or the floor gives the turn up.
     const cut = s.link && s.link.state !== "connected";
     return {
-      prompt: "The forest floor is turning: hands off!",
       body: [
         el("h2.zw-title", {}, `${dirArrow(rnd.direction)} The forest floor is turning`),
         cut ? el("p.zw-big-line", { id: "zw-turn-progress" }, "The link to its motor is lost: it may still be turning.")
@@ -193,7 +181,6 @@ function stageTurning(state, session, ctx, names) {
   }
   if (s && s.last_move?.result === "done" && s.state === "idle" && thisTurn) {
     return {
-      prompt: "The floor has turned",
       body: [el("h2.zw-title", {}, "The floor has turned"), el("p.zw-hint", {}, "The search starts in a moment…"),
         doneButton(ctx, "quiet", "It has turned: start the search")],
     };
@@ -232,7 +219,6 @@ function stageTurning(state, session, ctx, names) {
   const more = remaining < rnd.ants ? " more" : "";
   const n = antsWords(remaining);
   return {
-    prompt: `${names[state.master]}: turn the floor by hand, then tap done`,
     body: [
       el("p.zw-why", {}, why),
       el("h2.zw-title.zw-by-hand", { id: "zw-by-hand" },
@@ -277,7 +263,6 @@ function stageSearch(state, session, ctx, names) {
   const start = searchStart(session);
   const stoppers = state.players.filter((p) => p.may_stop);
   return {
-    prompt: `Search! ${names[m]} collects ${plural(rnd.tile, "ingredient")}`,
     body: [
       el("div.zw-search-head", {},
         el("h2.zw-title", {}, "Search!"),
@@ -314,7 +299,6 @@ function stageCheck(state, session, ctx, names) {
     if (body) delete baskets[key];
   };
   return {
-    prompt: `Check ${names[seat]}'s basket`,
     body: [
       el("div.zw-order", { "aria-label": "baskets still to check" }, el("span.zw-small-label", {}, "to check:"),
         rnd.to_check.map((s, i) => el(`span.zw-order-item${i === 0 ? ".now" : ""}`, {}, seatToken(s, names), names[s]))),
@@ -342,7 +326,6 @@ function stagePenalty(state, session, ctx, names) {
   if (pending.shortfall) reasons.push(`${pending.shortfall} fewer than the magic tile says`);
   const options = (session.legal_actions || []).filter((a) => a.type === "return_ingredients");
   return {
-    prompt: `${names[seat]}: choose what goes back to the forest`,
     body: [
       el("h2.zw-title", {}, `${names[seat]} puts back ${plural(pending.count, "correct ingredient")}`),
       el("p.zw-needs", {}, "Collected correctly this round: ", chipRow(pending.choose_from, { size: "small" })),
@@ -371,7 +354,6 @@ function stageCards(state, session, ctx, names) {
   const places = [chipRow(counts, { empty: "" }),
     ...Array.from({ length: Math.max(0, 7 - n) }, () => el("span.zw-chip.zw-place", { "aria-hidden": "true" }))];
   return {
-    prompt: `Enter ${names[seat]}'s ${ORDINAL[slot]} recipe card`,
     body: [
       el("h2.zw-title", {}, seatToken(seat, names), ` ${names[seat]}'s ${ORDINAL[slot]} recipe card (left to right)`),
       el("p.zw-hint", {}, `Tap the seven ingredients printed on the card (card ${done + 1} of ${all}).`),
@@ -405,7 +387,6 @@ function stageOver(state, session, ctx, names) {
     : "Every magic tile has been used. The most magic potions wins; a tie goes to the most ingredients on the "
       + "recipe card being collected; if still tied, they all win.";
   return {
-    prompt: `Game over: ${who}!`,
     body: [
       el("h2.zw-title.zw-winner", { id: "zw-winner" }, `★ ${who}! ★`),
       el("p.zw-why", {}, how),
