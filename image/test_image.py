@@ -184,6 +184,12 @@ def test_potionpi_is_active_with_its_watchdog(machine_a):
                            "potionpi-screen.service").split()
     figure("memory (cgroup) of potionpi.service / potionpi-screen.service, idle",
            " / ".join(f"{int(m) / 2**20:.0f} MB" for m in memory if m.isdigit()))
+    # the daemon's own resident set (the cgroup's figure counts the page cache too)
+    rss_kb = machine_a.ssh("grep VmRSS /proc/$(systemctl show -p MainPID --value "
+                           "potionpi.service)/status").split()[1]
+    figure("RSS of the potionpi daemon, idle", f"{int(rss_kb) / 1024:.0f} MB")
+    free = machine_a.ssh("free -m | awk '/^Mem:/ {print $3}'").strip()
+    figure("memory used by the whole system (free -m, of 512 MB)", f"{free} MB")
     journal = machine_a.ssh("sudo journalctl -u potionpi.service -b --no-pager -o cat")
     assert "!! SIMULATED DEVICES: this machine has no GPIO" in journal, journal[-2000:]
 
