@@ -175,6 +175,8 @@ size_mb=$(( $(stat -c %s "$IMG") / 1048576 ))
     echo "release     $RELEASE ($(du -k "$RELEASE" | cut -f1) KiB)"
     echo "potionpi    $VERSION"
     echo "kernel      $kernel"
+    # what its wheels were chosen for: image-test's updates need this checkout's dependencies
+    echo "pyproject   $(sha256sum "$REPO/pyproject.toml" | cut -d' ' -f1)"
 } | tee "$OUT/build-info.txt"
 cat "$OUT/build-times.txt"
 if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then

@@ -274,6 +274,19 @@ def test_a_reboot_resumes_the_game_in_progress(machine_a):
 
 
 # --- updates from the settings page ------------------------------------------------
+@pytest.fixture(scope="module")
+def same_dependencies(image_dir):
+    """The updates are built from this checkout: the card's wheels must be for its
+    dependencies (an image from an older pyproject.toml lacks a newer dependency's wheel,
+    and pip on the card rightly refuses the update)."""
+    info = (image_dir / "build-info.txt").read_text() if (image_dir / "build-info.txt").exists() else ""
+    built = re.search(r"^pyproject\s+(\w+)", info, re.M)
+    here = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+    if not built or built.group(1) != here:
+        pytest.fail(f"the image in {image_dir} was built from another pyproject.toml than this "
+                    "checkout's: its wheels may lack a dependency the update needs; run `make image` again")
+
+
 def built_wheel(folder: Path, version: str, *, broken: bool = False) -> Path:
     """A potionpi wheel from this checkout with another version (and a broken daemon)."""
     src = folder / f"src-{version}"
@@ -349,7 +362,7 @@ def install_from_the_page(machine: vm.Machine, file: Path, version: str, what: s
     return done
 
 
-def test_a_broken_wheel_rolls_back_to_the_running_potionpi(machine_a, tmp_path):
+def test_a_broken_wheel_rolls_back_to_the_running_potionpi(machine_a, same_dependencies, tmp_path):
     game = json.loads(vm.http_get(machine_a.page, "/api/v1/session")[1])
     done = install_from_the_page(machine_a, built_wheel(tmp_path, "0.1.2", broken=True), "0.1.2",
                                  "a broken wheel: upload to rolled back")
@@ -364,7 +377,8 @@ def test_a_broken_wheel_rolls_back_to_the_running_potionpi(machine_a, tmp_path):
     assert "did not come up" in page.decode()
 
 
-def test_a_newer_release_archive_is_installed_keeping_games_pin_and_config(machine_a, image_dir, tmp_path):
+def test_a_newer_release_archive_is_installed_keeping_games_pin_and_config(machine_a, same_dependencies,
+                                                                           image_dir, tmp_path):
     game = json.loads(vm.http_get(machine_a.page, "/api/v1/session")[1])
     archive = release_archive(image_dir, tmp_path, built_wheel(tmp_path, "0.1.1"), "0.1.1")
     done = install_from_the_page(machine_a, archive, "0.1.1",
