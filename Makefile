@@ -80,7 +80,7 @@ bench: $(STAMP_TEST)
 bench-proof: $(STAMP_TEST)
 	$(BIN)/python bench/bench_proof.py
 
-# Host: controller and web_ui as CPython 3.11 (config in pyproject.toml).
+# Host: controller and web_ui as CPython 3.11, every function annotated (config in pyproject.toml).
 # Firmware: its modules by their names on the Pico, against the RP2040 MicroPython
 # stubs and MicroPython's own standard library (config in firmware/mypy.ini).
 lint: $(STAMP_TEST) $(STAMP_STUBS)

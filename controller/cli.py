@@ -7,15 +7,24 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
-import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
+from .config import SCHEMA, Config, ConfigError, default_data_dir, default_file, is_pin
 from .service import CHECK_PARTS, SIM_FAULTS
 
+if TYPE_CHECKING:
+    from .store import Store
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command asked for something it cannot do as called; the sentence says how to call it
+    (exit status 2). The commands' own modules raise it; ``main`` says it."""
 
 
 def port_number(text: str) -> int:
@@ -54,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
-    run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--port", type=port_number, help=f"TCP port (default from config: {SCHEMA['web']['port'].default}; 0 picks a free one)")
     run.add_argument("--https-port", type=port_number,
                      help="port of the HTTPS address, once `potionpi tls` made the certificate "
                           "(default from config: 443; 0: none)")
@@ -93,6 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write every game and its action log as JSON")
     common(export)
     export.add_argument("--output", "-o", metavar="FILE", help="file to write (default: standard output)")
+
+    backup = sub.add_parser("backup", help="write a consistent copy of the game database (safe while it runs)",
+                            description="Copies every game with SQLite's backup API: one file that holds "
+                                        "everything, the write-ahead log included (copying potionpi.sqlite3 "
+                                        "alone can miss the newest games). Safe while the table is running.")
+    common(backup)
+    backup.add_argument("--output", "-o", metavar="FILE",
+                        help="where to write it (default: DATA_DIR/backups/potionpi-DATE-TIME.sqlite3)")
 
     replay = sub.add_parser("replay", help="replay a game's log through its engine and report the result")
     common(replay)
@@ -164,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     hot = sub.add_parser("hotspot", help="make the Pi its own Wi-Fi for the tablets (NetworkManager)",
                          description="For a table with no home Wi-Fi: the Pi becomes a Wi-Fi access "
-                                     "point (WPA2) and the tablets open http://10.42.0.1:8080/.")
+                                     "point (WPA2) and the tablets open "
+                                     f"http://10.42.0.1:{SCHEMA['web']['port'].default}/.")
     hot.add_argument("--ssid", help="the Wi-Fi's name")
     hot.add_argument("--password", help="its password, 8 to 63 characters")
     hot.add_argument("--interface", default="wlan0", help="Wi-Fi interface (default wlan0)")
@@ -221,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
 SYSTEM_CONFIG = Path("/etc/potionpi.toml")
 
 
-def config_path(args) -> str | None:
+def config_path(args: argparse.Namespace) -> str | None:
     """--config, else $POTIONPI_CONFIG, else the installed /etc/potionpi.toml if readable
     (so `potionpi pin` and `check` see the service's settings), else the defaults."""
     given = getattr(args, "config", None) or os.environ.get("POTIONPI_CONFIG")
@@ -232,11 +250,11 @@ def config_path(args) -> str | None:
     return None
 
 
-def _config(args) -> Config:
+def _config(args: argparse.Namespace) -> Config:
     return Config.load(config_path(args))
 
 
-def _data_dir(args, config: Config) -> Path:
+def _data_dir(args: argparse.Namespace, config: Config) -> Path:
     return Path(getattr(args, "data_dir", None) or config["store"]["data_dir"] or default_data_dir())
 
 
@@ -245,7 +263,33 @@ PORT_TAKEN = ("potionpi: port {port} is already in use: is the service running "
               "(`sudo systemctl stop potionpi`), or pick another with --port")
 
 
-def cmd_run(args) -> int:
+class StopSignal:
+    """SIGINT or SIGTERM, told to the main thread through a wakeup socket.
+
+    A signal the kernel hands to one of the server's threads only marks Python's handler as
+    due; a main thread asleep in ``Event.wait()`` sleeps on (seen under libfaketime: SIGTERM
+    ignored until systemd's kill). The signal's byte on the socket wakes it whichever thread
+    took the signal, and one that came before ``wait`` is still in the socket."""
+
+    def __init__(self) -> None:
+        self._ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        self._theirs = theirs
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: None)     # a Python handler: its number goes to the socket
+        self._old = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+
+    def wait(self) -> None:
+        while self._ours.recv(1)[0] not in (signal.SIGINT, signal.SIGTERM):
+            pass
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._old)
+        self._ours.close()
+        self._theirs.close()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
     from .service.notify import notify
@@ -271,9 +315,7 @@ def cmd_run(args) -> int:
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = StopSignal()
     try:
         try:
             daemon.start(host, args.port, https_port)
@@ -304,11 +346,12 @@ def cmd_run(args) -> int:
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
+        stop.close()
         daemon.close()
     return EXIT_OK
 
 
-def cmd_config(args) -> int:
+def cmd_config(args: argparse.Namespace) -> int:
     if args.print_default:
         print(default_file())
         return EXIT_OK
@@ -317,7 +360,7 @@ def cmd_config(args) -> int:
     return EXIT_OK
 
 
-def cmd_tls(args) -> int:
+def cmd_tls(args: argparse.Namespace) -> int:
     import shlex
 
     from .service import certs, discovery, install
@@ -360,7 +403,7 @@ def cmd_tls(args) -> int:
     return EXIT_OK
 
 
-def cmd_pin(args) -> int:
+def cmd_pin(args: argparse.Namespace) -> int:
     from . import secrets_store
 
     config = _config(args)
@@ -375,12 +418,18 @@ def cmd_pin(args) -> int:
     else:
         pin, source = secrets_store.table_pin(data_dir, config["table"]["pin"])
     print(f"table PIN: {pin} (from {source})")
-    if source in ("config", "environment") and (args.new or args.set):
-        print("note: the config or POTIONPI_PIN overrides the data dir PIN")
+    if not (args.new or args.set):
+        return EXIT_OK
+    configured, _ = secrets_store.table_pin(data_dir, config["table"]["pin"])
+    if configured != pin:
+        print("note: the config or POTIONPI_PIN overrides the data dir PIN: the table keeps using that one")
+        return EXIT_OK
+    from .pin_watch import tell_running
+    print(tell_running(data_dir, secrets_store.secret_key(data_dir), pin))
     return EXIT_OK
 
 
-def _open_store(args):
+def _open_store(args: argparse.Namespace) -> Store:
     from .daemon import DB_FILE
     from .store import Store
 
@@ -391,7 +440,7 @@ def _open_store(args):
     return Store(path)
 
 
-def cmd_history(args) -> int:
+def cmd_history(args: argparse.Namespace) -> int:
     store = _open_store(args)
     try:
         if args.csv:
@@ -415,7 +464,7 @@ def cmd_history(args) -> int:
     return EXIT_OK
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     from .service.bundle import write_export
 
     store = _open_store(args)
@@ -430,7 +479,28 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
-def cmd_replay(args) -> int:
+def cmd_backup(args: argparse.Namespace) -> int:
+    import time as _time
+
+    from .daemon import DB_FILE
+    from .store import StoreError, backup_file
+
+    data_dir = _data_dir(args, _config(args))
+    dest = Path(args.output) if args.output else \
+        data_dir / "backups" / f"potionpi-{_time.strftime('%Y%m%d-%H%M%S')}.sqlite3"
+    try:
+        held = backup_file(data_dir / DB_FILE, dest)
+    except StoreError as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    games, actions = held["games"], held["actions"]
+    print(f"wrote {dest}: {games} game{'s' if games != 1 else ''}, {actions} action{'s' if actions != 1 else ''}. "
+          "Keep it off the Pi (copy it to another computer). To restore: stop potionpi, copy it over "
+          f"{data_dir / DB_FILE}, delete {DB_FILE}-wal and {DB_FILE}-shm beside it, then `potionpi repair`.")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
     from . import games
 
     store = _open_store(args)
@@ -452,22 +522,22 @@ def cmd_replay(args) -> int:
     return EXIT_OK
 
 
-def _db_path(args) -> Path:
+def _db_path(args: argparse.Namespace) -> Path:
     from .daemon import DB_FILE
     return _data_dir(args, _config(args)) / DB_FILE
 
 
-def cmd_doctor(args) -> int:
+def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import doctor
     return doctor(_db_path(args), sys.stdout)
 
 
-def cmd_repair(args) -> int:
+def cmd_repair(args: argparse.Namespace) -> int:
     from .doctor import repair
     return repair(_db_path(args), sys.stdout, args.resume)
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     from .service import preflight
     from .service.check import TableCheck
 
@@ -496,7 +566,7 @@ def cmd_check(args) -> int:
     return EXIT_OK if checker.ok else EXIT_ERROR
 
 
-def cmd_firmware(args) -> int:
+def cmd_firmware(args: argparse.Namespace) -> int:
     from .firmware_tools import flash, firmware_version
     from .service.preflight import PIP, library_installed
 
@@ -519,7 +589,7 @@ def cmd_firmware(args) -> int:
     return flash(args.port, sys.stdout)
 
 
-def cmd_install(args) -> int:
+def cmd_install(args: argparse.Namespace) -> int:
     from .service import install
 
     setup = install.Setup.for_invoker(args.user, args.port, args.config)
@@ -530,13 +600,13 @@ def cmd_install(args) -> int:
                            start=not args.no_start)
 
 
-def cmd_uninstall(args) -> int:
+def cmd_uninstall(args: argparse.Namespace) -> int:
     from .service import install
     return install.uninstall(sys.stdout, root=Path(args.root or "/"), purge=args.purge,
                              dry_run=args.dry_run)
 
 
-def cmd_hotspot(args) -> int:
+def cmd_hotspot(args: argparse.Namespace) -> int:
     from .service import hotspot
 
     if args.off:
@@ -548,14 +618,14 @@ def cmd_hotspot(args) -> int:
     return hotspot.run(commands, sys.stdout, dry_run=args.dry_run)
 
 
-def cmd_update(args) -> int:
+def cmd_update(args: argparse.Namespace) -> int:
     from .service import release, update
     if args.from_file:
         return release.from_file(Path(args.from_file), sys.stdout, sys.stderr, dry_run=args.dry_run)
     return update.update(sys.stdout, dry_run=args.dry_run)
 
 
-def cmd_firstboot(args) -> int:
+def cmd_firstboot(args: argparse.Namespace) -> int:
     from .service import firstboot
     boot = Path(args.boot)
     if args.check:
@@ -573,18 +643,18 @@ def cmd_firstboot(args) -> int:
     return firstboot.first_boot(boot=boot, out=sys.stdout)
 
 
-def cmd_screen(args) -> int:
+def cmd_screen(args: argparse.Namespace) -> int:
     from .service import screen
     return screen.run(sys.stdout, once=args.once, config_path=args.config)
 
 
-def cmd_calibrate(args) -> int:
+def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import calibrate
     return calibrate(args.device, _config(args), args.config)
 
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "tls": cmd_tls, "history": cmd_history,
-            "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
+            "export": cmd_export, "backup": cmd_backup, "replay": cmd_replay, "check": cmd_check,
             "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
             "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update,

@@ -14,23 +14,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .devices.colour_sensor import COLOURS, GAINS
+from .contracts import COLOURS
 
 
 class ConfigError(Exception):
     """One clear sentence about a bad config file."""
 
 
-class UsageError(Exception):
-    """A command asked for something it cannot do as called; the sentence says how to call it."""
+class RGB:
+    """A key kind: three numbers ``[r, g, b]`` (a learned colour's shares of the light)."""
 
 
 @dataclass(frozen=True)
 class Key:
     """One config key: its default, what it means, and what is allowed.
 
-    ``kind=dict`` is a table of counts: ``names`` are its allowed keys and ``low``/``high``
-    bound each whole-number count.
+    ``kind=dict`` is a table of ``name = value``: ``each`` is the kind of every value
+    (``int``: a count that ``low``/``high`` bound; ``RGB``: three numbers), ``names`` its
+    allowed names (None: any). A table whose default is empty is written by a tool (its
+    ``example`` shows what it writes) and printed commented out, after its section.
     """
 
     default: Any
@@ -40,16 +42,39 @@ class Key:
     low: float | None = None
     high: float | None = None
     names: tuple[str, ...] | None = None
+    each: type = int
+    example: dict[str, Any] | None = None
 
     def allowed(self) -> str:
         if self.kind is dict:
-            return ("a table of name = a whole number" + self._bounds() + "; names: "
-                    + ", ".join(repr(n) for n in self.names or ()))
+            return (f"a table of name = {self.allowed_each()}"
+                    + ("; names: " + ", ".join(repr(n) for n in self.names) if self.names else ""))
         if self.choices:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         names = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
         return " or ".join(names.get(k, k.__name__) for k in kinds) + self._bounds()
+
+    def allowed_each(self) -> str:
+        """What one value of a table may be."""
+        return "three numbers [r, g, b]" if self.each is RGB else "a whole number" + self._bounds()
+
+    def refusal(self, where: str, value: object) -> str:
+        """Why ``value`` (which failed ``check``) is not allowed at ``where``: for a table,
+        the first entry at fault, by its name."""
+        if self.kind is dict and isinstance(value, dict):
+            for name, item in value.items():
+                if self.names is not None and name not in self.names:
+                    return (f"{where}.{name} is not a name of this table; names: "
+                            + ", ".join(repr(n) for n in self.names))
+                if not self._check_each(item):
+                    return f"{where}.{name} = {item!r} is not allowed; use {self.allowed_each()}"
+        return f"{where} = {value!r} is not allowed; use {self.allowed()}"
+
+    @property
+    def written_by_a_tool(self) -> bool:
+        """A table with no default entries: printed as a commented ``[section.key]``."""
+        return self.kind is dict and not self.default
 
     def _bounds(self) -> str:
         def show(v: float) -> str:
@@ -60,17 +85,35 @@ class Key:
             return f" of at least {show(self.low)}"
         return ""
 
-    def check(self, value: Any) -> bool:
+    def check(self, value: object) -> bool:
         if self.kind is dict:
             return isinstance(value, dict) and all(
-                (self.names is None or name in self.names) and self._in_bounds(count, (int,))
-                for name, count in value.items())
+                (self.names is None or name in self.names) and self._check_each(item)
+                for name, item in value.items())
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
         if self.choices and value not in self.choices:
             return False
         return self._in_bounds(value, kinds)
 
-    def _in_bounds(self, value: Any, kinds: tuple[type, ...]) -> bool:
+    def _check_each(self, item: object) -> bool:
+        if self.each is RGB:
+            return (isinstance(item, list) and len(item) == 3
+                    and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                            for x in item))
+        return self._in_bounds(item, (self.each,))
+
+    def normal(self, value: Any) -> Any:
+        """``value`` (checked) as the daemon keeps it: numbers as floats where floats are
+        allowed, a table copied."""
+        if self.kind is dict:
+            if self.each is RGB:
+                return {name: [float(x) for x in rgb] for name, rgb in value.items()}
+            return dict(value)
+        if float in (self.kind if isinstance(self.kind, tuple) else (self.kind,)):
+            return float(value)
+        return value
+
+    def _in_bounds(self, value: object, kinds: tuple[type, ...]) -> bool:
         if isinstance(value, bool) and bool not in kinds:
             return False
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
@@ -79,6 +122,8 @@ class Key:
             return False
         if isinstance(value, float) and not math.isfinite(value):     # nan passes < and >
             return False
+        if not isinstance(value, (int, float)):       # text and choices have no bounds
+            return True
         if self.low is not None and value < self.low:
             return False
         if self.high is not None and value > self.high:
@@ -109,6 +154,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                        int, low=4, high=256),
         "keepalive_seconds": Key(10.0, "Seconds between keep-alive comments on idle live streams.",
                                  float, low=0.5, high=14),
+        "names": Key("", "More names the table answers to, separated by spaces (e.g. a name your router "
+                         "gives it: \"games.home.arpa\"). Always answered: its hostname, <hostname>.local, "
+                         "its addresses and localhost; any other name gets 421 (docs/security.md)."),
     },
     "store": {
         "data_dir": Key("", "Where the game database and the instance secrets live. Empty: "
@@ -134,14 +182,17 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     float, low=0.2, high=20),
         "colour_sensor": Key("none", "Colour sensor under the drop chute.", choices=("none", "tcs34725")),
         "i2c_bus": Key(1, "I2C bus of the colour sensor.", int, low=0, high=10),
+        # the TCS34725's AGAIN settings 0 to 3, in that order (devices/colour_sensor.py)
         "colour_gain": Key(4, "TCS34725 analogue gain: more for a dim bowl, less if readings saturate.",
-                           int, choices=GAINS),
+                           int, choices=(1, 4, 16, 60)),
         "colour_integration_ms": Key(24.0, "TCS34725 integration time per reading, in ms (rounded to "
                                            "whole 2.4 ms cycles); longer is less noisy but slower.",
                                      float, low=2.4, high=614.4),
         "colour_settle_ms": Key(30.0, "Wait this long after the beam sees a drop before reading its "
                                       "colour (the ball rolls from the beam into the bowl).",
                                 float, low=0, high=1000),
+        "colours": Key({}, "Learned drop colours, written by `potionpi calibrate colours`.",
+                       dict, each=RGB, example={"red": [0.62, 0.21, 0.17]}),
     },
     "simulation": {
         "seed": Key(1, "Seed of the simulated cauldron's shuffling (same seed, same drops).", int, low=0),
@@ -261,21 +312,13 @@ class Config:
             if not isinstance(table, dict):
                 raise ConfigError(f"{path}: {section} must be a [{section}] table")
             for key, value in table.items():
-                if section == "cauldron" and key == "colours":
-                    self.values[section][key] = _check_colours(path, value)
-                    continue
                 spec = SCHEMA[section].get(key)
                 if spec is None:
                     raise ConfigError(f"{path}: unknown key {section}.{key}; allowed: "
                                       + ", ".join(SCHEMA[section]))
                 if not spec.check(value):
-                    raise ConfigError(f"{path}: {section}.{key} = {value!r} is not allowed; "
-                                      f"use {spec.allowed()}")
-                if spec.kind is dict:
-                    value = dict(value)
-                elif float in (spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)):
-                    value = float(value)
-                self.values[section][key] = value
+                    raise ConfigError(f"{path}: {spec.refusal(f'{section}.{key}', value)}")
+                self.values[section][key] = spec.normal(value)
         pin = self.values["table"]["pin"]
         if pin and not is_pin(pin):
             raise ConfigError(f"{path}: table.pin = {pin!r} is not allowed; use 4 to 8 digits")
@@ -293,41 +336,29 @@ def section(name: str, **overrides: Any) -> dict[str, Any]:
     return config[name]
 
 
-def _check_colours(path: Path, value: Any) -> dict[str, list[float]]:
-    """Learned drop colours from `potionpi calibrate colours`: name -> [r, g, b] ratios."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{path}: cauldron.colours must be a table of colour = [r, g, b]")
-    out = {}
-    for name, rgb in value.items():
-        if (not isinstance(rgb, list) or len(rgb) != 3
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in rgb)):
-            raise ConfigError(f"{path}: cauldron.colours.{name} = {rgb!r} is not allowed; "
-                              "use three numbers [r, g, b]")
-        out[name] = [float(x) for x in rgb]
-    return out
-
-
 def default_file() -> str:
     """The commented default config, as printed by `potionpi config --print-default`."""
     lines = ["# potionpi configuration (TOML). Every key is optional; shown are the defaults.",
              "# Start the daemon with:  potionpi run --config /path/to/this.toml", ""]
     for section, keys in SCHEMA.items():
         lines.append(f"[{section}]")
+        tables = []         # a [section.key] table comes after the section's plain keys
         for name, key in keys.items():
-            lines.append(f"# {key.help}")
-            lines.append(f"# Allowed: {key.allowed()}.")
-            lines.append(f"{name} = {_toml(key.default)}")
-        if section == "cauldron":
-            lines.append("# Learned drop colours are added here by `potionpi calibrate colours`:")
-            lines.append("# [cauldron.colours]")
-            lines.append("# red = [0.62, 0.21, 0.17]")
-        lines.append("")
+            text = [f"# {key.help}", f"# Allowed: {key.allowed()}."]
+            if key.written_by_a_tool:
+                tables += text + [f"# [{section}.{name}]"] + [
+                    f"# {item} = {_toml(value)}" for item, value in (key.example or {}).items()]
+            else:
+                lines += text + [f"{name} = {_toml(key.default)}"]
+        lines += tables + [""]
     return "\n".join(lines)
 
 
-def _toml(value: Any) -> str:
+def _toml(value: object) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -347,9 +378,7 @@ def markdown() -> str:
     for section, keys in SCHEMA.items():
         out += [f"## [{section}]", "", "| key | default | allowed | meaning |", "|---|---|---|---|"]
         for name, key in keys.items():
-            out.append(f"| `{name}` | `{_toml(key.default)}` | {key.allowed()} | {key.help} |")
-        if section == "cauldron":
-            out.append("| `colours` | (none) | a table of colour = [r, g, b] | Learned drop colours, "
-                       "written by `potionpi calibrate colours`. |")
+            default = "(none)" if key.written_by_a_tool else f"`{_toml(key.default)}`"
+            out.append(f"| `{name}` | {default} | {key.allowed()} | {key.help} |")
         out.append("")
     return "\n".join(out)

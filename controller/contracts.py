@@ -14,6 +14,10 @@ State = dict[str, Any]
 Action = dict[str, Any]
 """``{"type": <action type>, ...named fields}`` as a tablet or a sensor sends it."""
 
+COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
+"""The drops' colours as the cauldron names them (the box holds 3 of each): what the
+colour sensor learns and reads, and what the simulated cauldron is filled with."""
+
 
 class Effect(TypedDict, total=False):
     """Something an action asks of a device, e.g. ``{"device": "forest_floor", "op":

@@ -36,7 +36,7 @@ def _words(game_id: str) -> tuple[dict[str, str], dict[str, str]]:
             {str(k): str(v) for k, v in data.get("when_empty", {}).items()})
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     """An action's field in words: ids to words, counts as "2 blue schlums"."""
     if isinstance(value, dict):
         parts = [f"{n} {_value(k)}" for k, n in value.items() if n]

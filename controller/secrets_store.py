@@ -11,14 +11,21 @@ PIN_FILE = "table_pin"
 KEY_FILE = "secret_key"
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    """Write a file only its owner can read, atomically (never a half-written secret)."""
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner can read, atomically (never a half-written secret).
+
+    Run as root (``sudo potionpi pin --new``) on a data dir that belongs to the service's
+    user, the file is given to that user: a root-only PIN file would be one the running
+    table cannot read."""
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
+        owner = path.parent.stat()
+        if os.geteuid() == 0 and owner.st_uid != 0:
+            os.fchown(fh.fileno(), owner.st_uid, owner.st_gid)
     os.replace(tmp, path)
 
 
@@ -60,7 +67,7 @@ def new_pin(data_dir: Path, pin: str | None = None) -> str:
     """Store ``pin`` (or a fresh random 4-digit one) as the table PIN."""
     pin = pin or f"{secrets.randbelow(10_000):04d}"
     data_dir.mkdir(parents=True, exist_ok=True)
-    _write_private(data_dir / PIN_FILE, pin.encode() + b"\n")
+    write_private(data_dir / PIN_FILE, pin.encode() + b"\n")
     return pin
 
 
@@ -73,5 +80,5 @@ def secret_key(data_dir: Path) -> bytes:
             return key
     key = secrets.token_bytes(32)
     data_dir.mkdir(parents=True, exist_ok=True)
-    _write_private(path, key)
+    write_private(path, key)
     return key

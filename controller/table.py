@@ -180,6 +180,10 @@ class Table:
         players can start a new one, ``potionpi doctor`` explains, ``potionpi repair`` acts.
         """
         with self._lock:
+            lost = self.store.lost
+            if lost is not None:
+                self._lost(lost)
+                return None
             game_row_id = self.store.running_game_id()
             if game_row_id is None:
                 return None
@@ -207,6 +211,19 @@ class Table:
             self._snapshot_version = snapshot[0] if snapshot is not None else 0
             log.info("resumed %s game %d at version %d", row["game"], row["id"], version)
             return self._session
+
+    def _lost(self, lost: dict[str, Any]) -> None:
+        """The database holds less than the store acknowledged (its -wal file was lost):
+        resume nothing (what is left may be a game the lost part had replaced), keep the
+        lost game in the history as damaged if its row survived, and say so everywhere."""
+        game = self.store.game(lost["id"]) if lost["id"] is not None else None
+        if game is not None and game["status"] != "damaged":
+            self.store.close_damaged(lost["id"], lost["reason"])
+        self.damaged = {"id": lost["id"], "game": lost["game"], "reason": lost["reason"],
+                        "message": f"the game database holds less than the table had saved: {lost['reason']}. "
+                                   "Restore a copy made with `potionpi backup`, or start a new game; "
+                                   "`potionpi doctor` on the Pi explains more"}
+        log.error("%s", self.damaged["message"])
 
     def start(self, game_id: str, players: list[str], seed: int | None = None,
               options: dict[str, Any] | None = None) -> Session:

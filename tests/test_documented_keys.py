@@ -25,8 +25,6 @@ DOTTED = re.compile(r"`([a-z_]+)\.([a-z_][a-z0-9_]*)(?:\s*=[^`]*)?`")
 BARE = re.compile(r'`([a-z_][a-z0-9_]*) = (?:true|false|-?\d[\d.]*|"[^"`]*")`')
 FILE_ENDINGS = {"py", "js", "css", "html", "toml", "md", "json", "mpy", "uf2", "txt", "crt", "key",
                 "mobileconfig", "webmanifest"}
-# [cauldron.colours] is a table of learned colours written by `potionpi calibrate colours`
-EXTRA = {("cauldron", "colours")}
 
 
 def documented_keys(text: str) -> set[tuple[str | None, str]]:
@@ -60,7 +58,7 @@ def missing(found: set[tuple[str | None, str]]) -> list[str]:
         if section is None:
             if not any(key in keys for keys in SCHEMA.values()):
                 out.append(f"{key} (in no section)")
-        elif section in SCHEMA and key not in SCHEMA[section] and (section, key) not in EXTRA:
+        elif section in SCHEMA and key not in SCHEMA[section]:
             out.append(f"[{section}] {key}")
         elif section not in SCHEMA:
             out.append(f"[{section}] (no such section) {key}")

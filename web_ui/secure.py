@@ -86,7 +86,7 @@ def _no_ca() -> tuple[str, int]:
 
 
 @bp.get(f"/secure/{PROFILE_NAME}")
-def profile() -> Any:
+def profile() -> Response | tuple[str, int]:
     data_dir = _data_dir()
     if data_dir is None or not certs.has_ca(data_dir):
         return _no_ca()
@@ -94,7 +94,7 @@ def profile() -> Any:
 
 
 @bp.get(f"/secure/{CA_NAME}")
-def ca_certificate() -> Any:
+def ca_certificate() -> Response | tuple[str, int]:
     data_dir = _data_dir()
     if data_dir is None or not certs.has_ca(data_dir):
         return _no_ca()

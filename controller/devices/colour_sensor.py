@@ -16,7 +16,8 @@ import random
 import time
 from typing import Any, Mapping, Sequence
 
-COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
+from ..config import SCHEMA
+from ..contracts import COLOURS
 
 RGBC = tuple[int, int, int, int]
 
@@ -90,14 +91,14 @@ _AUTO_INCREMENT = 0x20
 _ENABLE, _ATIME, _CONTROL, _ID, _STATUS, _CDATAL = 0x00, 0x01, 0x0F, 0x12, 0x13, 0x14
 _PON, _AEN = 0x01, 0x02
 _AVALID = 0x01
-_GAINS = {1: 0x00, 4: 0x01, 16: 0x02, 60: 0x03}
-GAINS = tuple(_GAINS)
+GAINS: tuple[int, ...] = SCHEMA["cauldron"]["colour_gain"].choices or ()
+_GAINS = {gain: again for again, gain in enumerate(GAINS)}     # 1x, 4x, 16x, 60x: AGAIN 0-3
 CYCLE_MS = 2.4                  # one ADC cycle: integration time = 2.4 ms x (256 - ATIME)
 INIT_S = 0.0024                 # the RGBC init state after AEN, before integrating
 _KNOWN_IDS = {0x44: "TCS34725", 0x4D: "TCS34727"}
 
 
-def _open_smbus(bus_number: int):
+def _open_smbus(bus_number: int) -> Any:
     try:
         from smbus2 import SMBus
     except ImportError as exc:
@@ -115,7 +116,7 @@ def _open_smbus(bus_number: int):
 class TCS34725(ColourSensor):
     """TCS34725 colour sensor on I2C. ``bus`` is an smbus2-like object (for tests)."""
 
-    def __init__(self, bus=None, *, bus_number: int = 1, address: int = 0x29,
+    def __init__(self, bus: Any = None, *, bus_number: int = 1, address: int = 0x29,
                  integration_ms: float = 24.0, gain: int = 4, settle_s: float = 0.03,
                  classifier: ColourClassifier | None = None):
         super().__init__(classifier, settle_s)

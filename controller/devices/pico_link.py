@@ -23,6 +23,7 @@ from typing import Any, Callable
 import serial
 from serial.tools import list_ports
 
+from ..config import SCHEMA
 from ..firmware import floorproto as P
 
 PICO_VID = 0x2E8A          # Raspberry Pi (RP2040 boards running MicroPython)
@@ -35,8 +36,10 @@ CONNECTING, CONNECTED, RECONNECTING, WRONG_FIRMWARE, CLOSED = (
 class LinkTimings:
     """Every time limit of the link, in seconds. Tests shrink them; defaults suit a real table."""
 
-    heartbeat_s: float = 0.25        # ping when nothing else was sent for this long
-    lost_after_s: float = 1.0        # no valid frame for this long: the link is lost
+    # ping when nothing else was sent for this long; no valid frame for this long: the
+    # link is lost ([forest_floor] link_heartbeat_s and link_lost_after_s)
+    heartbeat_s: float = SCHEMA["forest_floor"]["link_heartbeat_s"].default
+    lost_after_s: float = SCHEMA["forest_floor"]["link_lost_after_s"].default
     rto_s: float = 0.05              # retransmit timeout before any round trip is measured
     rto_min_s: float = 0.01          # then srtt + 4 x rttvar (as TCP), at least this; doubles per retry
     rto_max_s: float = 0.8

@@ -208,6 +208,16 @@ class Game:
     #: state keys whose values are replaced, never changed in place, so states may share them
     shared_keys: ClassVar[frozenset[str]] = frozenset({"rng", "undo"})
 
+    # --- secrets: what only a seat's own phone may send (docs/security.md) -------------
+    #: action types that name or depend on the acting seat's hidden information (a hand
+    #: card, a secret goal, a pencil note): they come only from that seat's own phone,
+    #: never through the table's PIN, which every player knows (its refusals alone, "Ann
+    #: has no super soda", would read a hand)
+    secret_types: ClassVar[frozenset[str]] = frozenset()
+    #: True: a seat no phone holds may enter its secret actions at the tablet, passed
+    #: round while the others look away (a Zaubercocktail lay-down); False: its phone only
+    secrets_at_the_tablet: ClassVar[bool] = False
+
     #: False when ``legal_actions`` returns a sample (too many to list): ``is_legal`` decides
     legal_actions_complete: ClassVar[bool] = True
     #: action types still accepted once the game is over (none by default)
@@ -277,6 +287,12 @@ class Game:
         """What ``seat`` may do now, secrets included (a hand card to place). By default
         the public actions naming this seat."""
         return [a for a in self.legal_actions(state) if a.get("seat") == seat]
+
+    def is_secret(self, state: State, action: Action) -> bool:
+        """True if ``action`` names or depends on its seat's hidden information, so only
+        that seat's phone may send it (``secret_types``). Decided from the action and the
+        public part of ``state`` alone: whether an action counts as secret tells nothing."""
+        return action.get("type") in self.secret_types
 
     def settle(self, state: State, kind: str) -> list[Effect] | None:
         """Advance whatever needs no decision after an action of type ``kind`` (in place)."""

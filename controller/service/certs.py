@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..secrets_store import _write_private as write_private
+from ..secrets_store import write_private
 from . import discovery
 
 TLS_DIR = "tls"

@@ -10,7 +10,8 @@ import shlex
 import subprocess
 from typing import IO
 
-from ..config import UsageError
+from ..cli import UsageError
+from ..config import SCHEMA
 
 CONNECTION = "potionpi-hotspot"
 ADDRESS = "10.42.0.1"      # NetworkManager's default for a shared connection
@@ -59,7 +60,8 @@ def off_commands() -> list[list[str]]:
     return [["nmcli", "connection", "delete", CONNECTION]]
 
 
-def run(commands: list[list[str]], out: IO[str], *, dry_run: bool, port: int = 8080) -> int:
+def run(commands: list[list[str]], out: IO[str], *, dry_run: bool,
+        port: int = SCHEMA["web"]["port"].default) -> int:
     """Print (``dry_run``) or run the commands; the first may fail (no old hotspot)."""
     for i, cmd in enumerate(commands):
         shown = shlex.join(cmd)

@@ -29,7 +29,8 @@ from typing import IO, Callable
 import tomlkit
 
 from .. import __version__
-from ..config import UsageError, default_file
+from ..cli import UsageError
+from ..config import SCHEMA, default_file
 from .discovery import AVAHI_FILE, SERVICE_NAME, avahi_service
 
 UNIT_NAME = "potionpi.service"
@@ -42,7 +43,7 @@ FLOOR_LINK = "/dev/potionpi-floor"
 PICO_USB = ("2e8a", "0005")          # Raspberry Pi's vendor id, MicroPython's product id
 GROUPS = ("gpio", "i2c", "dialout")  # GPIO chip, colour sensor's I2C bus, the Pico's port
 WATCHDOG_SEC = 30
-DEFAULT_PORT = 8080
+DEFAULT_PORT: int = SCHEMA["web"]["port"].default
 
 Run = Callable[[list[str]], int]
 
@@ -64,7 +65,7 @@ class Setup:
 
     @property
     def listen_port(self) -> int:
-        """The port the tablets use: --port, else the config's, else 8080 (for the mDNS
+        """The port the tablets use: --port, else the config's, else the default (for the mDNS
         advert and the login banner, which must name the port the service listens on)."""
         return self.port or self.config_port or DEFAULT_PORT
 

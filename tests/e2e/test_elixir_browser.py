@@ -127,7 +127,7 @@ def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, 
     assert len(moves) < 4000
     last = moves[-1]
     for action in moves[:-1]:
-        status, body = live.call("POST", "/api/v1/session/actions", {"action": action})
+        status, body = live.play(action)          # a drink from the wizard's own phone
         assert status == 200, (action, body)
     page = open_tablet(tablet, live)
     page.screenshot(path=str(output_dir / "1-before-the-win.png"))
@@ -135,7 +135,7 @@ def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, 
     if last["type"] == "roll":
         page.locator(f".ex-pip[data-value='{last['value']}']").first.tap()
     else:
-        status, body = live.call("POST", "/api/v1/session/actions", {"action": last})
+        status, body = live.play(last)
         assert status == 200, body
     if page.locator("#pinpad:not([hidden])").count():
         enter_pin(page)
@@ -166,7 +166,8 @@ def test_each_wizard_sees_only_his_secrets_on_his_seat_page_and_acts_from_it(tab
         state = live.table._state
         if any(a["type"] == "drink" for a in GAME.secret_actions(state, 0)) and state["wizards"][1]["brews"]:
             break
-        actions = [a for a in all_actions(state) if a["type"] not in ("drink", "undo")]
+        # nothing secret: the phones below are the first to open the seats
+        actions = [a for a in all_actions(state) if a["type"] != "undo" and not GAME.is_secret(state, a)]
         status, body = live.call("POST", "/api/v1/session/actions", {"action": choose(rng, state, actions)})
         assert status == 200, body
     state = live.table._state
@@ -224,11 +225,19 @@ def test_each_wizard_sees_only_his_secrets_on_his_seat_page_and_acts_from_it(tab
     # Ben's phone offers no drink of Ann's (and cannot act for her)
     assert ben.locator("button[data-action='drink']").count() == 0
     status, body = live.call("GET", "/api/v1/seats")
-    ben_token = body["seats"][1]["token"]
-    status, body = live.call("POST", f"/api/v1/seat/{ben_token}/actions",
-                             {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]},
-                              "version": session_of(live)["version"]})
-    assert status == 403 and "Ben" in body["error"]
+    assert all(s["claimed"] and "token" not in s for s in body["seats"])    # no code left to scan
+    ben_token = seats["seats"][1]["token"]
+    answer = ben.evaluate("""async ([token, body]) => {
+        const r = await fetch(`/api/v1/seat/${token}/actions`, {method: "POST",
+            headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+        return [r.status, await r.json()]; }""",
+                          [ben_token, {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]},
+                                       "version": session_of(live)["version"]}])
+    assert answer[0] == 403 and "Ben" in answer[1]["error"]
+    # and the tablet's PIN cannot drink for Ann either: her cards are her phone's alone
+    status, body = live.call("POST", "/api/v1/session/actions",
+                             {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]}})
+    assert status == 403 and "only Ann's own phone" in body["error"]
     wait_version(ann, before + 1)
     found = problems(ann) + axe_problems(ann)
     assert not found, "\n".join(found)
@@ -241,8 +250,7 @@ def test_four_wizards_mid_game_fit_the_tablet(tablet, live_table, output_dir):
     rng = random.Random(7)
     for _ in range(400):                       # a few rounds in: racks, brew cards, timers
         state = live.table._state
-        status, body = live.call("POST", "/api/v1/session/actions",
-                                 {"action": choose(rng, state, [a for a in all_actions(state) if a["type"] != "undo"])})
+        status, body = live.play(choose(rng, state, [a for a in all_actions(state) if a["type"] != "undo"]))
         assert status == 200, body
         if body["outcome"] is not None:
             break

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.config import Config, UsageError
+from controller.cli import UsageError, main
+from controller.config import Config
 from controller.service import install as inst
 
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")

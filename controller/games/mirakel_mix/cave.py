@@ -112,9 +112,6 @@ class Cave:
         """The obstacle card needed to cross from ``a`` to ``b`` (None when open)."""
         return self.barriers.get(frozenset((a, b)))
 
-    def is_space(self, space: Any) -> bool:
-        return isinstance(space, str) and (space in self.adjacent)
-
     def walks(self, origin: str, steps: int, cards: dict[str, int]) -> dict[tuple[str, tuple[str, ...]], int]:
         """Every (destination, obstacle cards given up) reachable from ``origin`` in at most
         ``steps`` steps, mapped to the fewest steps it takes.

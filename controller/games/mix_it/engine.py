@@ -27,6 +27,8 @@ class MixIt(Game):
     undo_barrier = frozenset({"claim", "confirm"})        # a shout and a cookie are facts
     nothing_to_undo = "there is nothing to undo (a MONSTER!, a cookie or a new deck cannot be taken back)"
     legal_actions_complete = False      # placements, goal changes and claims are on the phones
+    # a hand card placed, the secret goal changed, the goal shown: each player's phone only
+    secret_types = frozenset({"place", "change_goal", "claim"})
     options = {"variant": Choice(VARIANTS, "the classic game, or Mix It Express (one goal each, no hands)",
                                  default="classic")}
 
@@ -100,6 +102,12 @@ class MixIt(Game):
         if seat != state["turn"]:
             raise IllegalAction(f"it is {names[state['turn']]}'s turn, not {names[seat]}'s")
         return seat
+
+    def is_secret(self, state: State, action: Action) -> bool:
+        """In Express the card placed is the face-up deck's top: the table places it."""
+        if action.get("type") == "place" and state["options"]["variant"] == "express":
+            return False
+        return super().is_secret(state, action)
 
     def _do_place(self, state: State, action: Action) -> None:
         """A. PLACE 1 card in a free space or OVER another card, then draw back to 3."""

@@ -47,6 +47,10 @@ class Zaubercocktail(Game):
     shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
     # Lay-downs are far too many to list (about 10,000 per player): a sample is listed.
     legal_actions_complete = False
+    # a player's hidden lay-down: from their phone, or at the tablet while no phone holds
+    # their seat (the entry screen covers the table; the others look away)
+    secret_types = frozenset({"lay_down"})
+    secrets_at_the_tablet = True
     options = {"deck": Choice(("digital", "physical"), "who shuffles the recipe deck: the tablet, or the "
                                                        "players with the printed deck (the host taps each card "
                                                        "revealed)", default="digital")}
@@ -255,31 +259,26 @@ class Zaubercocktail(Game):
         elif state["phase"] != "laying":
             raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
         sets = laydown.check_lay_down(action["cards"], action["black"], self.data)
-        self._check_deck(state, seat, sets)
+        # never checked against the others' entries here: their counts are theirs (the
+        # reveal checks them all together, _check_deck)
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
 
-    def _check_deck(self, state: State, seat: int, sets: list[laydown.Set]) -> None:
-        """Card conservation: this lay-down and the others entered this round together
-        never use more cards of a kind (or Black Somethings) than the game has."""
-        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
-        for st in sets:
-            kind = self.kinds[st["kind"]]
-            used = sum(e["cards"].get(st["kind"], 0) for e in others)
-            if st["natural"] + used > kind["cards"]:
-                # the others' counts stay hidden: only that together they are too many
-                raise IllegalAction(
-                    f"The game has only {kind['cards']} {kind['name']} cards: with the lay-downs "
-                    f"already entered this round, {st['natural']} more cannot exist. Count the cards "
-                    "again (someone may have entered too many)")
+    def _check_deck(self, entries: list[Entry]) -> None:
+        """Card conservation: the lay-downs together never use more cards of a kind (or
+        Black Somethings) than the game has. Asked at the reveal, of all of them: an entry
+        is never refused for what the *others* entered, which would let anyone probe
+        their hidden counts (docs/security.md); one entry alone is bounded by the rules
+        (``laydown.check_lay_down``: at most 7 of a kind, 4 Black Somethings)."""
         joker = self.data["black_something"]
-        black = sum(st["black"] for st in sets)
-        used = sum(sum(e["black"].values()) for e in others)
-        if black and black + used > joker["cards"]:
-            raise IllegalAction(
-                f"The game has only {joker['cards']} {joker['name']}s: with the lay-downs already "
-                f"entered this round, {black} more cannot exist. Count the cards again (someone "
-                "may have entered too many)")
+        too_many = [f"{kind['cards']} {kind['name']} cards" for kid, kind in self.kinds.items()
+                    if sum(e["cards"].get(kid, 0) for e in entries) > kind["cards"]]
+        if sum(sum(e["black"].values()) for e in entries) > joker["cards"]:
+            too_many.append(f"{joker['cards']} {joker['name']}s")
+        if too_many:
+            raise IllegalAction(f"The lay-downs together use more than the game's {' and '.join(too_many)}: "
+                                "someone entered more than they laid. Each player checks their own "
+                                "entry (Change entry), then reveal again")
 
     def _do_reveal_entries(self, state: State, action: Action) -> None:
         rnd = state["round"]
@@ -289,6 +288,7 @@ class Zaubercocktail(Game):
         if missing:
             raise IllegalAction("Everyone lays down before the cards are turned over; "
                                 "still waiting for " + ", ".join(missing))
+        self._check_deck(rnd["entries"])        # together, as they are turned over
         rnd["entries_revealed"] = True
         totals = [self._entry_score(e) for e in rnd["entries"]]
         # rulebook: more points first; equal points: more cards played first

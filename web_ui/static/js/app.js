@@ -358,10 +358,27 @@ function later(load) {
   return new Promise((resolve, reject) => afterFirstPaint(() => load().then(resolve, reject)));
 }
 
+/**
+ * ``import(specifier)``, tried again while the daemon restarts or the Wi-Fi drops: a
+ * tablet that missed its settings sheet once must not lose it until it is reloaded.
+ * (Browsers keep no failed module fetch, so the same URL is asked again; a fresh URL
+ * would make a second copy of a module that another module imports by the plain one.)
+ */
+async function importAgain(specifier) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await import(specifier);
+    } catch (err) {
+      if (attempt >= 40) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 5000)));
+    }
+  }
+}
+
 function main() {
-  sheet = later(async () => { const m = await import("./sheet.js"); m.setupSheet(boot.games); return m; });
-  firmware = later(async () => { const m = await import("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
-  cues = later(() => import("./cues.js"));
+  sheet = later(async () => { const m = await importAgain("./sheet.js"); m.setupSheet(boot.games); return m; });
+  firmware = later(async () => { const m = await importAgain("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
+  cues = later(() => importAgain("./cues.js"));
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
@@ -392,6 +409,8 @@ function main() {
       onNotice: (notice) => {
         noticeToast(notice); cue("warn");
         if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+        if (notice.kind === "pin") setUnlocked(false);       // a new PIN locked every tablet
+        document.dispatchEvent(new CustomEvent("table-notice", { detail: notice }));   // e.g. Phone links
       },
       onState: setConnection,
     });

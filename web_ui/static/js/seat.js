@@ -2,7 +2,7 @@
 // its `private` part — and let the game's static/phone.js draw it as
 // render(root, seatSession, ctx); ctx.act(action) acts as this seat and no other.
 import { $, el, toast } from "./ui.js";
-import { ApiError, follow, postJSON } from "./net.js";
+import { ApiError, follow, getJSON, postJSON } from "./net.js";
 
 const boot = JSON.parse($("#boot").textContent);
 const base = `/api/v1/seat/${encodeURIComponent(boot.token)}`;
@@ -63,17 +63,33 @@ async function draw() {
   document.body.dataset.version = String(current.version);
 }
 
-follow(`${base}/stream`, {
-  onSession: accept,
-  onNotice: (notice) => {
-    if (notice.kind === "revoked") {        // a new game: this link is no longer valid
-      current = null;
-      root.replaceChildren(el("p.seat-revoked", {}, sentence(notice.message)));
-    } else toast(sentence(notice.message));
-  },
-  onState: (state) => {
-    const conn = $("#conn");
-    conn.dataset.state = state;
-    conn.querySelector(".conn-text").textContent = state;
-  },
+function refused(message) {
+  current = null;
+  root.replaceChildren(el("p.seat-revoked", { role: "alert" },
+    el("span.seat-revoked-mark", { "aria-hidden": "true" }, "!"), sentence(message)));
+  const conn = $("#conn");
+  conn.dataset.state = "offline";
+  conn.querySelector(".conn-text").textContent = "closed";
+}
+
+// The first request claims the seat for this phone (a link preview that only fetched the
+// page did not); a seat another phone holds, or a link that was replaced, is said here.
+getJSON(base).then((session) => {
+  accept(session);
+  const live = follow(`${base}/stream`, {
+    onSession: accept,
+    onNotice: (notice) => {
+      if (notice.kind === "revoked") {      // a new game, the seat moved, a new PIN
+        live.close();
+        refused(notice.message);
+      } else toast(sentence(notice.message));
+    },
+    onState: (state) => {
+      const conn = $("#conn");
+      conn.dataset.state = state;
+      conn.querySelector(".conn-text").textContent = state;
+    },
+  });
+}).catch((err) => {
+  refused(err instanceof ApiError ? err.message : "the table did not answer; reload in a moment");
 });
