@@ -170,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="listen on this port (80: a plain address, given the one capability it needs)")
     inst.add_argument("--config", metavar="FILE", help="copy this config to /etc/potionpi.toml "
                                                        "(default: the commented defaults)")
+    inst.add_argument("--no-start", action="store_true",
+                      help="enable the service for the next boot but start nothing (building "
+                           "an SD-card image in a chroot)")
     inst.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)   # packaging and tests
 
     uninst = sub.add_parser("uninstall", help="remove the service and the files `install` wrote")
@@ -191,6 +194,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     upd = sub.add_parser("update", help="update potionpi, restart the service, flash the Pico if older")
     upd.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
+    upd.add_argument("--from-file", metavar="FILE",
+                     help="the SD-card image: install this wheel or release archive beside the "
+                          "running potionpi and go back to it if the new one does not come up")
+
+    boot = sub.add_parser("firstboot", help="the SD-card image: apply the card's potionpi-setup.txt, "
+                                            "potionpi.toml and Raspberry Pi Imager's settings",
+                          description="Run by the image at every boot (as root): applies the files "
+                                      "on the card's FAT partition when they changed, makes the "
+                                      "first boot's PIN and hotspot password, and writes "
+                                      "potionpi-status.txt beside them. Exit 1: a file was refused "
+                                      "(nothing of it applied; the status file says why).")
+    boot.add_argument("--boot", metavar="DIR", default="/boot/firmware",
+                      help="the card's FAT partition (default /boot/firmware)")
+    boot.add_argument("--check", action="store_true",
+                      help="only check the files and print every problem; change nothing")
+
+    scr = sub.add_parser("screen", help="show the table's address, PIN and Wi-Fi on this console "
+                                        "(the image runs it on the Pi's screen)")
+    scr.add_argument("--once", action="store_true", help="draw once and exit")
+    scr.add_argument("--config", metavar="FILE", help="TOML config file (default /etc/potionpi.toml)")
     return p
 
 
@@ -589,7 +612,8 @@ def cmd_install(args: argparse.Namespace) -> int:
     if args.print_unit:
         print(install.unit_text(setup), end="")
         return EXIT_OK
-    return install.install(setup, sys.stdout, root=Path(args.root or "/"), dry_run=args.dry_run)
+    return install.install(setup, sys.stdout, root=Path(args.root or "/"), dry_run=args.dry_run,
+                           start=not args.no_start)
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
@@ -611,8 +635,33 @@ def cmd_hotspot(args: argparse.Namespace) -> int:
 
 
 def cmd_update(args: argparse.Namespace) -> int:
-    from .service import update
+    from .service import release, update
+    if args.from_file:
+        return release.from_file(Path(args.from_file), sys.stdout, sys.stderr, dry_run=args.dry_run)
     return update.update(sys.stdout, dry_run=args.dry_run)
+
+
+def cmd_firstboot(args: argparse.Namespace) -> int:
+    from .service import firstboot
+    boot = Path(args.boot)
+    if args.check:
+        settings, errors = firstboot.check(firstboot.read_sources(boot), boot=boot)
+        for line in errors:
+            print(f"potionpi: {line}", file=sys.stderr)
+        for note in settings.notes:
+            print(f"note: {note}")
+        if not errors:
+            print(f"{boot}: the card's files are fine ({', '.join(settings.sources) or 'none there'})")
+        return EXIT_USAGE if errors else EXIT_OK
+    if os.geteuid() != 0:
+        raise UsageError("the first boot's settings change the system: run it as root "
+                         "(the image's potionpi-firstboot.service does)")
+    return firstboot.first_boot(boot=boot, out=sys.stdout)
+
+
+def cmd_screen(args: argparse.Namespace) -> int:
+    from .service import screen
+    return screen.run(sys.stdout, once=args.once, config_path=args.config)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -624,7 +673,8 @@ COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "tls": cmd_tls
             "export": cmd_export, "backup": cmd_backup, "replay": cmd_replay, "check": cmd_check,
             "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
-            "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update}
+            "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update,
+            "firstboot": cmd_firstboot, "screen": cmd_screen}
 
 
 if __name__ == "__main__":

@@ -162,18 +162,7 @@ class Daemon:
             return False
         if not self.table.responsive(timeout):
             return False
-        import http.client
-
-        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
-        try:
-            conn = http.client.HTTPConnection(host, self.server.port, timeout=timeout)
-            try:
-                conn.request("GET", "/healthz")
-                return conn.getresponse().status == 200
-            finally:
-                conn.close()
-        except OSError:
-            return False
+        return discovery.page_answers(self.host, self.server.port, timeout)
 
     def status_line(self) -> str:
         """One line for `systemctl status`: where to open the table and what it plays."""

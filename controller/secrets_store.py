@@ -38,12 +38,29 @@ def table_pin(data_dir: Path, configured: str = "") -> tuple[str, str]:
         if not is_pin(env):
             raise ValueError(f"POTIONPI_PIN={env!r} is not allowed; use 4 to 8 digits")
         return env, "environment"
-    path = data_dir / PIN_FILE
-    if path.exists():
-        pin = path.read_text().strip()
-        if is_pin(pin):
-            return pin, "data dir"
+    pin = _kept_pin(data_dir)
+    if pin:
+        return pin, "data dir"
     return new_pin(data_dir), "generated"
+
+
+def _kept_pin(data_dir: Path) -> str | None:
+    try:
+        pin = (data_dir / PIN_FILE).read_text().strip()
+    except OSError:
+        return None
+    return pin if is_pin(pin) else None
+
+
+def peek_pin(data_dir: Path, configured: str = "") -> str | None:
+    """The PIN ``table_pin`` would give, without making one (None: none yet); for the
+    Pi's screen and the image's first boot, which must not race the daemon to make it."""
+    if configured:
+        return configured
+    env = os.environ.get("POTIONPI_PIN", "").strip()
+    if env and is_pin(env):
+        return env
+    return _kept_pin(data_dir)
 
 
 def new_pin(data_dir: Path, pin: str | None = None) -> str:

@@ -3,7 +3,8 @@
 Keys are read from the docs the way a maker reads them: TOML blocks (``[section]`` then
 ``key = value``), inline ``[section] key = value``, dotted ``section.key`` (pin tables),
 and a bare ``key = value`` in backticks with a TOML value (the section is then any section;
-Python's ``True``/``False`` mark code, not config).
+Python's ``True``/``False`` mark code, not config). An ``ini`` block is the SD card's
+potionpi-setup.txt, not the config: its keys are the first boot's (tests/service/test_firstboot.py).
 """
 from __future__ import annotations
 
@@ -29,10 +30,13 @@ FILE_ENDINGS = {"py", "js", "css", "html", "toml", "md", "json", "mpy", "uf2", "
 def documented_keys(text: str) -> set[tuple[str | None, str]]:
     """(section, key) pairs a doc names; section None when it names only the key."""
     found: set[tuple[str | None, str]] = set()
-    in_code, section = False, None
+    in_code, setup_file, section = False, False, None
     for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_code, section = not in_code, None
+            setup_file = in_code and line.strip() == "```ini"
+            continue
+        if setup_file:
             continue
         if in_code:
             if m := SECTION_LINE.match(line):

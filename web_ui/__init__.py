@@ -257,7 +257,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         settings=merged)
 
     from . import (admission, api, assets, errors, floor_api, headers, hosts, owner, pages, plugins,
-                   records_api, seats, secure, stream)
+                   records_api, seats, secure, stream, update_page)
     hosts.register(app)        # first: a name that is not the table's gets nothing else
     admission.register(app)    # then: expensive downloads, one at a time per address
     # each version's stream message is encoded once, in the acting thread, before any
@@ -274,6 +274,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(owner.bp)   # /join, /settings
+    app.register_blueprint(update_page.bp)   # /settings/update: a newer potionpi from a file
     app.register_blueprint(secure.bp)  # /secure (the table's CA for the tablet), /sw.js
     app.register_blueprint(plugins.bp)
     app.register_blueprint(seats.bp)

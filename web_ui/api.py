@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from controller import games
+from controller import __version__, games
 from controller.contracts import Session
 from controller.games import InvalidAction, Whole
 from controller.games.fields import read
@@ -50,6 +50,8 @@ def healthz() -> Response:
     session = c.table.session()
     problem = c.table.store.problem             # e.g. the SD card is full
     return jsonify({"status": "ok" if problem is None else "degraded", "storage": problem,
+                    # which potionpi answers: an update's health check waits for the new one
+                    "version": __version__,
                     "devices": devices, "simulated": c.simulated,
                     "game": None if session is None else {"id": session["id"], "game": session["game"],
                                                           "version": session["version"]},

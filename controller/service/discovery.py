@@ -89,6 +89,23 @@ def port_taken(host: str, port: int) -> bool:
     return False
 
 
+def page_answers(host: str, port: int, timeout: float) -> bool:
+    """Does the tablet page answer ``GET /healthz`` with 200 within ``timeout``? (The
+    watchdog's health check, and the Pi's screen's "starting..." until it does.)"""
+    import http.client
+
+    host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    try:
+        conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        try:
+            conn.request("GET", "/healthz")
+            return conn.getresponse().status == 200
+        finally:
+            conn.close()
+    except OSError:
+        return False
+
+
 def http_url(host: str, port: int) -> str:
     return f"http://{host}/" if port == 80 else f"http://{host}:{port}/"
 

@@ -17,11 +17,23 @@ CONNECTION = "potionpi-hotspot"
 ADDRESS = "10.42.0.1"      # NetworkManager's default for a shared connection
 
 
+def ssid_problem(ssid: str) -> str | None:
+    """Why ``ssid`` cannot name a Wi-Fi, or None (also for the image's first-boot file)."""
+    return None if 1 <= len(ssid.encode()) <= 32 else "use 1 to 32 characters"
+
+
+def password_problem(password: str) -> str | None:
+    """Why ``password`` cannot be a WPA2 passphrase, or None."""
+    if 8 <= len(password) <= 63 and password.isascii() and password.isprintable():
+        return None
+    return "WPA2 needs 8 to 63 plain (ASCII) characters"
+
+
 def check(ssid: str, password: str) -> None:
-    if not 1 <= len(ssid.encode()) <= 32:
-        raise UsageError(f"--ssid {ssid!r} is not allowed; use 1 to 32 characters")
-    if not 8 <= len(password) <= 63 or not password.isascii():
-        raise UsageError("--password is not allowed; WPA2 needs 8 to 63 plain (ASCII) characters")
+    if (problem := ssid_problem(ssid)) is not None:
+        raise UsageError(f"--ssid {ssid!r} is not allowed; {problem}")
+    if (problem := password_problem(password)) is not None:
+        raise UsageError(f"--password is not allowed; {problem}")
 
 
 def on_commands(ssid: str, password: str, interface: str = "wlan0",

@@ -31,7 +31,7 @@ import tomlkit
 from .. import __version__
 from ..cli import UsageError
 from ..config import SCHEMA, Config, default_file
-from .discovery import AVAHI_FILE, avahi_service
+from .discovery import AVAHI_FILE, SERVICE_NAME, avahi_service
 
 UNIT_NAME = "potionpi.service"
 UNIT_FILE = f"/etc/systemd/system/{UNIT_NAME}"
@@ -61,6 +61,7 @@ class Setup:
     config_from: Path | None = None   # an existing config to copy to /etc/potionpi.toml
     config_port: int | None = None    # web.port of the config the service will read
     uart: str = ""                    # forest_floor.tmc2209_uart of that config ("" : none)
+    name: str = SERVICE_NAME          # the table's name in the mDNS advert
     https_port: int | None = None     # the HTTPS port the service will serve (a certificate is there)
 
     @property
@@ -329,7 +330,7 @@ def planned_files(setup: Setup) -> list[File]:
     return [
         File(UNIT_FILE, unit_text(setup)),
         File(UDEV_FILE, udev_rule()),
-        File(AVAHI_FILE, avahi_service(setup.listen_port)),
+        File(AVAHI_FILE, avahi_service(setup.listen_port, setup.name)),
         File(ISSUE_FILE, issue_text(setup.listen_port)),
         # the config may hold the table PIN: readable by the table's user only
         File(CONFIG_FILE, config_text(setup), mode=0o640, group=setup.group, keep=True),
@@ -349,8 +350,9 @@ def _run(cmd: list[str]) -> int:
 
 
 def install(setup: Setup, out: IO[str], *, root: Path = Path("/"), dry_run: bool = False,
-            run: Run = _run) -> int:
-    """Write every file (or print it, ``dry_run``), then enable and start the service."""
+            run: Run = _run, start: bool = True) -> int:
+    """Write every file (or print it, ``dry_run``), then enable and start the service
+    (``start=False``: enable it only, for the next boot: an SD-card image being built)."""
     system = root == Path("/")
     if not dry_run and system and os.geteuid() != 0:
         raise UsageError("installing needs root: run `sudo .venv/bin/potionpi install`")
@@ -404,6 +406,10 @@ def install(setup: Setup, out: IO[str], *, root: Path = Path("/"), dry_run: bool
                 ["systemctl", "daemon-reload"],
                 ["systemctl", "enable", UNIT_NAME],
                 ["systemctl", "restart", UNIT_NAME]]
+    if not start:         # nothing runs yet (a chroot): the unit is enabled for the first boot
+        return _commands([["systemctl", "enable", UNIT_NAME]], out, dry_run=dry_run,
+                         system=system, run=run,
+                         after="the table starts at the next boot, and at every boot after it")
     return _commands(commands, out, dry_run=dry_run, system=system, run=run,
                      after=f"the table starts now and at every boot; `journalctl -u potionpi -f` "
                            f"shows it, the tablet opens http://<this Pi>:{setup.listen_port}/ or "
