@@ -20,7 +20,7 @@ from collections import deque
 from typing import Any, Callable, cast
 
 from . import games
-from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
+from .contracts import Action, Effect, Notice, OutcomeJSON, ScoresJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .games.fields import whole
 from .store import DamagedRow, Store, StoreWriteError
@@ -113,6 +113,7 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
     stream sends (docs/api.md)."""
     outcome = engine.outcome(state)
     can_undo = engine.can_undo(state)
+    scores = engine.scores(state)
     return {"id": game_id, "game": game, "version": version, "players": players,
             "state": engine.view(state),
             # once the game is over the engine lists at most the undo of its last action
@@ -121,6 +122,7 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
             "prompt": engine.prompt(state),
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
+            "scores": None if scores is None else cast(ScoresJSON, scores.to_json()),
             "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
 
 

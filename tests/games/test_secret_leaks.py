@@ -30,8 +30,11 @@ NAMES = ["Ann", "Ben", "Cem", "Dana", "Eli", "Fay", "Gus"]
 
 
 def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
-    """The public session exactly as Table builds it for GET /api/v1/session and the stream."""
-    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
+    """The public session exactly as Table builds it for GET /api/v1/session and the stream
+    (its running score included: compared with the rest)."""
+    session = dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
+    assert session["scores"] is not None and session["scores"]["lines"]
+    return session
 
 
 def seat_session(game: Game, state: dict[str, Any], seat: int) -> dict[str, Any]:
