@@ -215,7 +215,8 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         tablets=TabletKeys(Path(merged["tablets_file"]) if merged["tablets_file"] else None),
         settings=merged)
 
-    from . import api, assets, errors, floor_api, headers, owner, pages, plugins, records_api, seats, secure, stream
+    from . import (api, assets, errors, floor_api, headers, owner, pages, plugins, records_api, replay_api, seats, secure,
+                   stream)
     # each version's stream message is encoded once, in the acting thread, before any
     # stream wakes (web_ui/stream.py)
     messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()
@@ -226,6 +227,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.jinja_env.globals.update(static_url=assets.static_url, import_map_tag=assets.import_map_tag)
     app.register_blueprint(api.bp)
     app.register_blueprint(records_api.bp)
+    app.register_blueprint(replay_api.bp)      # a game that has ended, step by step
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)

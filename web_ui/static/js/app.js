@@ -8,7 +8,9 @@ import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
 import { cue } from "./cues.js";
-import { setupSheet, sheetSeen } from "./sheet.js";
+import { openSheet, setupSheet, sheetSeen } from "./sheet.js";
+import { scoreButton, scorePanel } from "./scores.js";
+import { replaying, setupReplay, stopReplay } from "./replay.js";
 import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
@@ -16,6 +18,7 @@ const boot = JSON.parse($("#boot").textContent);
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
+let replayed = null;         // the session of the step on the board while a game is replayed (replay.js)
 const awake = keepAwake();   // the screen stays on while a game runs (awake.js)
 
 // --- sessions --------------------------------------------------------------------------
@@ -41,12 +44,21 @@ function cueFor(before, after) {
 }
 
 function draw() {
+  if (replayed && !showingStart) {
+    drawGame(replayed);
+    return;
+  }
   if (!current || showingStart) {
     showStart();
     return;
   }
   drawGame(current);
 }
+
+// --- a replay: the board shows a step of a game that has ended, nothing on it acts ---------
+const notNow = () => { toast("This is a replay. Tap “Back to the table” to play.", "warn"); return Promise.resolve(null); };
+// no sound, and no simulated cauldron's buttons: they would act on the live table
+const REPLAY_CTX = { perform: notNow, send: notNow, choose: notNow, cue: () => {}, simulated: false, replay: true };
 
 // --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
@@ -101,7 +113,8 @@ async function drawGame(session) {
     firstDrawn();
     return;
   }
-  if (current !== session || showingStart) return;     // a newer session or the start screen came first
+  const shown = replayed || current;
+  if (shown !== session || showingStart) return;       // a newer session or the start screen came first
   if (root.dataset.game !== session.game) {            // another game drew here: start afresh
     // a game's own dialogs (e.g. a private helper) live outside the root: close them
     document.querySelectorAll("body > .modal:not(#pinpad):not(#choice)").forEach((m) => { m.hidden = true; m.replaceChildren(); });
@@ -109,7 +122,7 @@ async function drawGame(session) {
     root.className = "game-view";
     root.dataset.game = session.game;
   }
-  document.body.dataset.view = "table";
+  document.body.dataset.view = replayed ? "replay" : "table";
   $("#btn-new-game").hidden = false;
   $("#start-view").hidden = true;
   root.hidden = false;
@@ -118,12 +131,23 @@ async function drawGame(session) {
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
+  showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
-                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton });
+                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
+                              scores: () => scorePanel(session, { final: !!session.outcome, id: "score-final" }),
+                              ...(replayed ? REPLAY_CTX : {}) });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   // said last, so whoever waits for a version (a test, a script) finds it drawn
-  document.body.dataset.version = String(session.version);
+  if (replayed) document.body.dataset.replayDrawn = document.body.dataset.replayStep || "";
+  else document.body.dataset.version = String(session.version);
   firstDrawn();
+}
+
+/** The next drawing starts the board afresh: between the live game and a replay of another
+ *  (or the same) game, a game's module keeps nothing it drew for the other. */
+function fresh() {
+  const root = $("#game-view");
+  root.dataset.game = "none";
 }
 
 // --- undo: one button for every game -----------------------------------------------------
@@ -135,6 +159,13 @@ function showUndo(session) {
   undoButton.hidden = !session?.can_undo || showingStart;
   undoButton.querySelector(".undo-what").textContent = session?.undo_label || "";
   undoButton.setAttribute("aria-label", session?.undo_label ? `Undo: ${session.undo_label}` : "Undo");
+}
+
+// --- the running score: who is ahead, in the top bar; the whole score in the Score tab -----
+function showScore(session) {
+  const button = $("#btn-score");
+  button.hidden = !session?.scores || showingStart || !!replayed;    // a replay's score is on its board
+  if (!button.hidden) scoreButton(button, session.scores, session.players || []);
 }
 
 /** Take back the last action; the game's module may put back what the players typed in
@@ -222,6 +253,7 @@ function showStart() {
   $("#btn-back").hidden = !current;
   $("#btn-new-game").hidden = true;
   undoButton.hidden = true;
+  $("#btn-score").hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)."
@@ -249,6 +281,7 @@ function addPlayer(name) {
 }
 
 function openStart() {
+  if (replaying()) stopReplay();
   showingStart = true;
   const inputs = [...document.querySelectorAll('#name-fields input[name="player"]')];
   if (current) inputs.forEach((input, i) => { input.value = current.players[i] || ""; });
@@ -360,7 +393,10 @@ function main() {
   $("#btn-back").addEventListener("click", () => { showingStart = false; draw(); });
   $("#btn-new-game").addEventListener("click", openStart);
   undoButton.addEventListener("click", undo);
+  $("#btn-score").addEventListener("click", () => openSheet("score"));
   document.addEventListener("potionpi:new-game", openStart);
+  setupReplay((session) => { if (!replayed) fresh(); replayed = session; draw(); },
+              () => { replayed = null; fresh(); draw(); });
   $("#btn-lock").addEventListener("click", async () => {
     if (isUnlocked()) {
       try { await lock(); toast("This tablet is locked. Watching still works."); } catch (err) { explain(err); }

@@ -1,26 +1,28 @@
-// The table's panel ("More" in the top bar): the game log, past games, players'
-// statistics, the rules quick reference and the cue switches. Everything comes from the
+// The table's panel ("More" in the top bar): the game log, the running score (scores.js),
+// past games, players' statistics, the rules quick reference and the cue switches. Everything comes from the
 // table (/api/v1/session/log, /history, /stats, /games/<id>/quickref), so it survives restarts.
 // Under the tabs: the phone links of a game with secrets, /join (QR for more phones and
 // tablets), /settings (the owner's downloads, the Pico's firmware) and the firmware line.
-import { $, el, fill } from "./ui.js";
+import { $, el, fill, toast } from "./ui.js";
 import { getJSON } from "./net.js";
 import { cueSettings, setCue } from "./cues.js";
 import { showSeats } from "./seats.js";
+import { scorePanel } from "./scores.js";
+import { startReplay } from "./replay.js";
 
 let tab = "log";
 let session = null;
 let withPhones = new Set();      // the games whose players keep secrets on their own phones
 
-const TABS = { log: drawLog, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
+const TABS = { log: drawLog, score: drawScore, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
 
 export function setupSheet(games = []) {
   withPhones = new Set(games.filter((g) => g.phones).map((g) => g.id));
-  $("#btn-more").addEventListener("click", () => open(tab));
+  $("#btn-more").addEventListener("click", () => openSheet(tab));
   $("#sheet-seats").addEventListener("click", () => { close(); showSeats(); });
   seatsButton();
   $("#sheet-close").addEventListener("click", close);
-  document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => open(b.dataset.tab)));
+  document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => openSheet(b.dataset.tab)));
   document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !$("#sheet").hidden) close(); });
 }
 
@@ -29,7 +31,7 @@ export function sheetSeen(newest) {
   const changed = newest?.id !== session?.id || newest?.version !== session?.version;
   session = newest;
   seatsButton();
-  if (changed && !$("#sheet").hidden && tab === "log") draw();
+  if (changed && !$("#sheet").hidden && (tab === "log" || tab === "score")) draw();
 }
 
 /** The phone links, for a running game with secrets (every such game, whatever its tablet draws). */
@@ -37,7 +39,8 @@ function seatsButton() {
   $("#sheet-seats").hidden = !(session && !session.outcome && withPhones.has(session.game));
 }
 
-function open(name) {
+/** Open the panel on tab ``name`` (the top bar's Score button opens "score"). */
+export function openSheet(name) {
   tab = name in TABS ? name : "log";
   $("#sheet").hidden = false;
   document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === tab)));
@@ -77,6 +80,12 @@ async function drawLog(body) {
     log.total > log.entries.length ? el("p.sheet-hint", {}, `The newest ${log.entries.length} of ${log.total}.`) : null);
 }
 
+function drawScore(body) {
+  const panel = session && scorePanel(session, { final: !!session.outcome, id: "score-tab" });
+  fill(body, panel || el("p", {}, session ? "This game keeps no score." : "No game is running."),
+    panel ? el("p.sheet-hint", {}, "★ marks whoever is ahead; ? is what the table cannot know (a card face down).") : null);
+}
+
 async function drawHistory(body) {
   const { games } = await getJSON("/api/v1/history?limit=50");
   if (tab !== "history") return;
@@ -87,8 +96,11 @@ async function drawHistory(body) {
         el("th.num", {}, "Min"))),
       el("tbody", {}, finished.map((g) => el("tr", { dataset: { game: String(g.id) } },
         el("td", {}, day(g.started)), el("td", {}, g.name, el("br"), el("small", {}, g.players.join(", ")), el("br"),
-          el("a.row-export", { href: `/api/v1/history/${g.id}.bgsplay`, download: `potionpi-${g.game}-${g.id}.bgsplay`,
-            "aria-label": `Download ${g.name} game ${g.id} for BG Stats` }, "⤓ BG Stats")),
+          el("div.row-links", {},
+            el("button.row-export.row-replay", { type: "button", dataset: { replay: String(g.id) },
+              "aria-label": `Replay ${g.name} game ${g.id} step by step`, onclick: () => replayGame(g.id) }, "▶ Replay"),
+            el("a.row-export", { href: `/api/v1/history/${g.id}.bgsplay`, download: `potionpi-${g.game}-${g.id}.bgsplay`,
+              "aria-label": `Download ${g.name} game ${g.id} for BG Stats` }, "⤓ BG Stats"))),
         el("td", {}, g.winners.join(" and ")), el("td.num", {}, g.minutes === null ? "–" : String(g.minutes))))))
       : el("p", {}, "No finished game yet. Games end up here with their winners."),
     games.length > finished.length
@@ -98,6 +110,16 @@ async function drawHistory(body) {
       // BG Stats opens a .bgsplay file (docs/api.md "BG Stats export"); finished games only
       finished.length ? el("a.big-button.quiet", { href: "/api/v1/history.bgsplay", download: "potionpi-all.bgsplay",
         id: "export-bgstats" }, "Download all games (BG Stats)") : null));
+}
+
+/** Close the panel and replay a game on the board (replay.js); a refusal is said here. */
+async function replayGame(gameNo) {
+  try {
+    await startReplay(gameNo);
+    close();
+  } catch (err) {
+    toast(err.status ? sentence(err.message) : "The table did not answer. Try again in a moment.", "warn");
+  }
 }
 
 async function drawPlayers(body) {

@@ -282,7 +282,7 @@ export function resultsBox(h, results, rnd) {
 
 /** The end: every player's overall place, from the engine's ranking (furthest stone first;
  *  the rulebook has no further tie-break, so stones level share a place). */
-function standingsBox({ session, stone }) {
+function standingsBox({ session, stone, ctx }) {
   const ranking = session.outcome?.ranking || [];
   const best = ranking[0]?.score ?? 0;
   const shared = (place) => ranking.filter((r) => r.place === place).length > 1;
@@ -295,7 +295,8 @@ function standingsBox({ session, stone }) {
       el("span.zc-standing-field", {}, `field ${r.score}`),
       el("span.zc-standing-gap", {}, r.score === best ? (shared(r.place) ? "shares the win" : "winner")
         : `${best - r.score} behind`)))),
-    el("p.zc-hint", {}, "Stones level on the path share a place: the rulebook has no further tie-break."));
+    el("p.zc-hint", {}, "Stones level on the path share a place: the rulebook has no further tie-break."),
+    ctx.scores?.());             // the shell's score sheet: every round, and the chart
 }
 
 /** After scoring (and at the end) the results replace the players' buttons. */

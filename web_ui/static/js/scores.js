@@ -1,0 +1,90 @@
+// The running score of every game, from the session's ``scores`` (Game.scores): one piece
+// for all five. The top bar's Score button names who is ahead; the panel (the More sheet's
+// Score tab, and the end screen beside the ranking: ctx.scores) shows every line for every
+// player, ★ on whoever is ahead, "?" for what the table cannot know, and for a game scored
+// round by round its sheet of rounds with a chart over the game.
+import { el, playerMarks } from "./ui.js";
+
+const AHEAD = { higher: "more is better", lower: "fewer is better" };
+
+
+/** The top bar's Score button: the chip of whoever is ahead on the main line and the
+ *  score ("★ (F) 17"), or "Score" while nobody is ahead; its words say it whole. */
+export function scoreButton(button, scores, names) {
+  const main = scores?.lines?.[0];
+  const marks = playerMarks(names);
+  const lead = main?.leaders || [];
+  const chips = lead.slice(0, 2).map((s) => el(`span.seat-chip.seat-${s % 7}`, { "aria-hidden": "true" }, marks[s]));
+  button.querySelector(".score-lead").replaceChildren(...(lead.length
+    ? ["★", ...chips, lead.length > 2 ? `+${lead.length - 2}` : "", String(main.values[lead[0]])] : []));
+  const words = !main ? "Score" : `Score: ${main.label}, ` + (lead.length
+    ? `${lead.map((s) => names[s]).join(" and ")} ahead with ${main.values[lead[0]]}` : "nobody ahead yet");
+  button.title = words;
+  button.setAttribute("aria-label", words);
+}
+
+function chip(seat, marks, names) {
+  return el(`span.seat-chip.seat-${seat % 7}`, { title: names[seat], "aria-label": names[seat] }, marks[seat]);
+}
+
+function cell(line, seat) {
+  const value = line.values[seat];
+  const ahead = line.leaders.includes(seat);
+  if (value === null || value === undefined) {
+    return el("td.score-value.unknown", { dataset: { line: line.key }, title: line.note || "not known to the table" }, "?");
+  }
+  return el(`td.score-value${ahead ? ".ahead" : ""}`, { dataset: { line: line.key } },
+    ahead ? el("span.score-star", { "aria-label": "ahead" }, "★ ") : null, String(value));
+}
+
+/** The score panel of ``session`` (null if its game keeps no score): a row per player, a
+ *  column per line. ``final``: titled "Final score"; ``id``: the element's id. */
+export function scorePanel(session, { final = false, id = null } = {}) {
+  const scores = session?.scores;
+  if (!scores || !scores.lines?.length) return null;
+  const names = session.players || [];
+  const marks = playerMarks(names);
+  const notes = scores.lines.filter((l) => l.note);
+  return el(`section.score-panel${final ? ".final" : ""}`, { id, "aria-label": final ? "Final score" : "Running score",
+                                                            dataset: { game: session.game || "" } },
+    el("h3.score-title", {}, final ? "Final score" : "Running score"),
+    el("div.score-scroll", {}, el("table.score-table", {},
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"), scores.lines.map((line) =>
+        el("th.score-label", { scope: "col" }, line.label, el("small", {}, AHEAD[line.better] || ""))))),
+      el("tbody", {}, names.map((name, seat) => el("tr", { dataset: { seat: String(seat) } },
+        el("th.score-player", { scope: "row" }, chip(seat, marks, names), el("span.score-name", {}, name)),
+        scores.lines.map((line) => cell(line, seat))))))),
+    notes.length ? el("ul.score-notes", {}, notes.map((l) => el("li", {}, el("b", {}, `${l.label}: `), l.note))) : null,
+    scores.rounds?.length ? roundSheet(scores, names, marks) : null);
+}
+
+/** Round by round: where every player's main score stood after each round, and the chart. */
+function roundSheet(scores, names, marks) {
+  const main = scores.lines[0];
+  const seats = names.map((_, i) => i);
+  const sheet = el("div.score-rounds", {},
+    el("h4", {}, `${main.label}, round by round`),
+    el("div.score-scroll", {}, el("table.score-table.rounds", {},
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Round"),
+        seats.map((s) => el("th.score-seat", { scope: "col" }, chip(s, marks, names))))),
+      el("tbody", {}, scores.rounds.map((r, i) => el("tr", { dataset: { round: String(i + 1) } },
+        el("th.score-label", { scope: "row" }, r.label.split(" · ")[0],
+          r.label.includes(" · ") ? el("small", {}, r.label.split(" · ").slice(1).join(" · ")) : null),
+        seats.map((s) => {
+          const before = i ? scores.rounds[i - 1].values[s] : null;
+          const moved = before === null || r.values[s] === null ? null : r.values[s] - before;
+          return el("td.score-value", { dataset: { seat: String(s) } }, String(r.values[s] ?? "?"),
+            moved ? el("small.score-moved", {}, `${moved > 0 ? "+" : "−"}${Math.abs(moved)}`) : null);
+        })))))));
+  const slot = el("div.score-chart");
+  sheet.append(slot);
+  // the chart module is loaded when a sheet is first shown, not with the page
+  import("./chart.js").then(({ lineChart }) => {
+    slot.replaceChildren(lineChart({
+      title: `${main.label} after each round`, yTitle: main.label,
+      xLabels: scores.rounds.map((_, i) => `R${i + 1}`),
+      series: seats.map((s) => ({ name: names[s], values: scores.rounds.map((r) => r.values[s]) })),
+    }));
+  }).catch(() => slot.replaceChildren(el("p.sheet-hint", {}, "The chart could not be loaded.")));
+  return sheet;
+}
