@@ -38,7 +38,11 @@ def play(table, rng: random.Random, until: Callable[[Session], bool], *, prefer:
         session = table.session()
         if until(session):
             return session
-        legal = [a for a in session["legal_actions"] if a["type"] not in avoid]
+        legal = list(session["legal_actions"])
+        # what a player may do from their own seat too (a Zaubercocktail lay-down), once each
+        for seat in range(len(session["players"])):
+            legal += [a for a in table.session(seat)["private"]["legal_actions"] if a not in legal]
+        legal = [a for a in legal if a["type"] not in avoid]
         # one lay-down per player (the sampled ones would otherwise be re-entered forever)
         entered = {p["seat"] for p in session["state"].get("players", []) if isinstance(p, dict) and p.get("entered")}
         legal = [a for a in legal if not (a["type"] == "lay_down" and a["seat"] in entered)]

@@ -169,7 +169,7 @@ def test_zaubercocktail_scrolls_at_1024x768_even_after_zauberwald_was_played(liv
     import random
     from tests.e2e.test_size_matrix_browser import play
     session = play(live_table.table, random.Random(2),
-                   lambda s: s["state"]["phase"] == "scored" and len(s["state"]["history"]) >= 1,
+                   lambda s: s["state"]["phase"] == "scored" and s["state"]["rounds_before"] >= 1,
                    prefer=("reveal", "drop_out", "lay_down", "reveal_entries"), avoid=("undo", "false_trader"))
     drawn(page, session)
     view = page.evaluate("""() => { const v = document.querySelector('#game-view');

@@ -7,14 +7,13 @@ import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
-import { cue } from "./cues.js";
-import { openSheet, setupSheet, sheetSeen } from "./sheet.js";
-import { scoreButton, scorePanel } from "./scores.js";
-import { replaying, setupReplay, stopReplay } from "./replay.js";
-import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
+// Not needed for the board's first frame (the More panel, sounds, the firmware notice):
+// asked for once that frame is painted (main), so the page fetches fewer files before it.
+let sheet, firmware, cues, scores;
+const cue = (kind) => cues.then((m) => m.cue(kind));
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
@@ -31,7 +30,7 @@ function accept(session) {
   current = session;
   awake.want(!session.outcome);
   draw();
-  sheetSeen(session);
+  sheet.then((m) => m.sheetSeen(session));
   cueFor(before, session);
 }
 
@@ -134,7 +133,9 @@ async function drawGame(session) {
   showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
-                              scores: () => scorePanel(session, { final: !!session.outcome, id: "score-final" }),
+                              // the devices' state when the page was made (the floor: no first poll)
+                              devices: { floor: boot.floor ?? null },
+                              scores: () => scoreSlot(session, { final: !!session.outcome, id: "score-final" }),
                               ...(replayed ? REPLAY_CTX : {}) });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   // said last, so whoever waits for a version (a test, a script) finds it drawn
@@ -164,8 +165,20 @@ function showUndo(session) {
 // --- the running score: who is ahead, in the top bar; the whole score in the Score tab -----
 function showScore(session) {
   const button = $("#btn-score");
-  button.hidden = !session?.scores || showingStart || !!replayed;    // a replay's score is on its board
-  if (!button.hidden) scoreButton(button, session.scores, session.players || []);
+  const shown = !!session?.scores && !showingStart && !replayed;     // a replay's score is on its board
+  if (!shown) { button.hidden = true; return; }
+  scores.then((m) => {
+    if ((replayed || current) !== session) return;                  // a newer one is drawn by now
+    m.scoreButton(button, session.scores, session.players || []);
+    button.hidden = false;
+  });
+}
+
+/** The score panel for a game's board (ctx.scores), filled in as soon as scores.js is in. */
+function scoreSlot(session, options) {
+  const slot = el("div.score-slot");
+  scores.then((m) => { const panel = m.scorePanel(session, options); if (panel) slot.replaceWith(panel); else slot.remove(); });
+  return slot;
 }
 
 /** Take back the last action; the game's module may put back what the players typed in
@@ -281,7 +294,7 @@ function addPlayer(name) {
 }
 
 function openStart() {
-  if (replaying()) stopReplay();
+  if (replayed) document.dispatchEvent(new CustomEvent("potionpi:replay-leave"));
   showingStart = true;
   const inputs = [...document.querySelectorAll('#name-fields input[name="player"]')];
   if (current) inputs.forEach((input, i) => { input.value = current.players[i] || ""; });
@@ -383,7 +396,17 @@ function afterFirstPaint(fn) {
   drawnOnce.then(() => requestAnimationFrame(() => setTimeout(fn)));
 }
 
+/** ``load()`` once the first frame is painted; its promise now. */
+function later(load) {
+  return new Promise((resolve, reject) => afterFirstPaint(() => load().then(resolve, reject)));
+}
+
 function main() {
+  sheet = later(async () => { const m = await import("./sheet.js"); m.setupSheet(boot.games); return m; });
+  firmware = later(async () => { const m = await import("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
+  cues = later(() => import("./cues.js"));
+  // the running score: its button, panels and stylesheet, after the first frame too
+  scores = later(async () => { const m = await import("./scores.js"); await m.styled; return m; });
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
@@ -393,10 +416,11 @@ function main() {
   $("#btn-back").addEventListener("click", () => { showingStart = false; draw(); });
   $("#btn-new-game").addEventListener("click", openStart);
   undoButton.addEventListener("click", undo);
-  $("#btn-score").addEventListener("click", () => openSheet("score"));
+  $("#btn-score").addEventListener("click", () => sheet.then((m) => m.openSheet("score")));
   document.addEventListener("potionpi:new-game", openStart);
-  setupReplay((session) => { if (!replayed) fresh(); replayed = session; draw(); },
-              () => { replayed = null; fresh(); draw(); });
+  // a replay (replay.js, opened from the History tab) draws its steps here
+  document.addEventListener("potionpi:replay-step", (e) => { if (!replayed) fresh(); replayed = e.detail; draw(); });
+  document.addEventListener("potionpi:replay-end", () => { replayed = null; fresh(); draw(); });
   $("#btn-lock").addEventListener("click", async () => {
     if (isUnlocked()) {
       try { await lock(); toast("This tablet is locked. Watching still works."); } catch (err) { explain(err); }
@@ -407,8 +431,6 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
-  setupSheet(boot.games);
-  setupFirmware(boot.firmware);
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its
   // first message is that same session: on a slow tablet it would only compete with the
@@ -416,10 +438,14 @@ function main() {
   Promise.race([drawnOnce, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
     link = follow("/api/v1/stream", {
       onSession: accept,
-      onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
+      onNotice: (notice) => {
+        noticeToast(notice); cue("warn");
+        if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+      },
       onState: setConnection,
     });
-    document.body.dataset.ready = "yes";
+    // ready: live, and the panel, sounds and firmware notice are in (a tap finds them)
+    Promise.allSettled([sheet, firmware, cues, scores]).then(() => { document.body.dataset.ready = "yes"; });
   });
   afterFirstPaint(awake.start);         // not needed for the first frame
   afterFirstPaint(keepPage);

@@ -58,27 +58,38 @@ function ticks(lo, hi, most = 5) {
   return out;
 }
 
-/** Labels that would overlap are pushed apart (at least ``gap`` px), kept inside [top, bottom]. */
+/** Labels that would overlap are pushed apart (at least ``gap`` px), inside [top, bottom]
+ *  where they fit, never on top of each other. */
 function spread(items, gap, top, bottom) {
   const sorted = [...items].sort((a, b) => a.y - b.y);
-  for (let i = 1; i < sorted.length; i++) sorted[i].y = Math.max(sorted[i].y, sorted[i - 1].y + gap);
-  const over = sorted.length ? sorted[sorted.length - 1].y - bottom : 0;
-  if (over > 0) sorted.forEach((s) => { s.y -= over; });
-  for (let i = sorted.length - 2; i >= 0; i--) sorted[i].y = Math.min(sorted[i].y, sorted[i + 1].y - gap);
-  sorted.forEach((s) => { s.y = Math.max(s.y, top); });
+  const down = () => sorted.forEach((s, i) => { s.y = Math.max(s.y, i ? sorted[i - 1].y + gap : top); });
+  down();
+  if (sorted.length && sorted[sorted.length - 1].y > bottom) {
+    sorted[sorted.length - 1].y = bottom;
+    for (let i = sorted.length - 2; i >= 0; i--) sorted[i].y = Math.min(sorted[i].y, sorted[i + 1].y - gap);
+    down();
+  }
   return items;
 }
 
-/** The SVG of a line chart ``width`` px wide (see lineChart). */
-export function chartSvg({ series, xLabels, yTitle = "", title = "", width = 480, height = 300 }) {
+/** The SVG of a line chart ``width`` px wide (see lineChart). The points are evenly spaced
+ *  under ``xLabels``, or placed at ``xValues`` (numbers: e.g. the step of the game) with
+ *  whole-number ticks; ``stepped``: a value holds until the next point (a score does). */
+export function chartSvg({ series, xLabels = [], xValues = null, xTitle = "", yTitle = "", title = "", stepped = false,
+                           width = 480, height = 300 }) {
   const values = series.flatMap((s) => s.values).filter((v) => v !== null && v !== undefined);
   const lo = Math.min(0, ...values), hi = Math.max(1, ...values);
   const names = series.map((s) => s.name);
-  const nameWidth = Math.min(170, 14 + 10 * Math.max(3, ...names.map((n) => n.length)));
-  const m = { left: 20 + 10 * String(hi).length, right: nameWidth, top: 14 + (yTitle ? TEXT + 6 : 0), bottom: 34 };
+  // names at the lines' ends when there is room; on a narrow panel the legend alone names them
+  const labelled = width >= 420;
+  const nameWidth = labelled ? Math.min(170, 14 + 10 * Math.max(3, ...names.map((n) => n.length))) : 16;
+  const m = { left: 20 + 10 * String(hi).length, right: nameWidth, top: 14 + (yTitle ? TEXT + 6 : 0),
+              bottom: 34 + (xTitle ? TEXT + 4 : 0) };
   const w = Math.max(120, width - m.left - m.right), h = Math.max(120, height - m.top - m.bottom);
-  const n = Math.max(1, xLabels.length);
-  const x = (i) => m.left + (n === 1 ? w / 2 : (i * w) / (n - 1));
+  const n = Math.max(1, xValues ? xValues.length : xLabels.length);
+  const x0 = xValues ? xValues[0] : 0, x1 = xValues ? xValues[n - 1] : n - 1;
+  const x = xValues ? (i) => m.left + (x1 === x0 ? w / 2 : ((xValues[i] - x0) * w) / (x1 - x0))
+    : (i) => m.left + (n === 1 ? w / 2 : (i * w) / (n - 1));
   const y = (v) => m.top + h - ((v - lo) / (hi - lo)) * h;
   const svg = node("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", class: "chart",
                             "aria-label": title || yTitle },
@@ -89,22 +100,36 @@ export function chartSvg({ series, xLabels, yTitle = "", title = "", width = 480
       node("text", { x: m.left - 6, y: y(t) + 5, "text-anchor": "end", "font-size": TEXT, fill: "#bdb3dc" }, t));
   }
   // x labels: the first, the last and as many between as fit without touching
-  const fit = Math.max(2, Math.floor(w / 70));
+  const fit = Math.max(3, Math.floor(w / 70));
   const every = Math.max(1, Math.ceil(n / fit));
-  xLabels.forEach((label, i) => {
-    if (i % every && i !== n - 1) return;
-    if (i !== n - 1 && n - 1 - i < every) return;          // too close to the last one
-    grid.append(node("text", { x: x(i), y: m.top + h + 24, "text-anchor": "middle", "font-size": TEXT, fill: "#bdb3dc" }, label));
-  });
+  const xText = (px, label) => grid.append(node("text", { x: px, y: m.top + h + 24, "text-anchor": "middle",
+                                                           "font-size": TEXT, fill: "#bdb3dc" }, label));
+  if (xValues) {
+    for (const t of ticks(x0, x1, fit)) xText(m.left + (x1 === x0 ? w / 2 : ((t - x0) * w) / (x1 - x0)), t);
+  } else {
+    xLabels.forEach((label, i) => {
+      if (i % every && i !== n - 1) return;
+      if (i !== n - 1 && n - 1 - i < every) return;          // too close to the last one
+      xText(x(i), label);
+    });
+  }
+  if (xTitle) grid.append(node("text", { x: m.left + w, y: height - 2, "text-anchor": "end", "font-size": TEXT, fill: "#bdb3dc" }, xTitle));
   if (yTitle) grid.append(node("text", { x: 4, y: TEXT, "font-size": TEXT, fill: "#bdb3dc", "font-weight": 700 }, yTitle));
   svg.append(grid);
   const ends = [];
   series.forEach((s, i) => {
     const ink = INKS[i % INKS.length];
-    const pts = s.values.map((v, j) => (v === null || v === undefined ? null : [x(j), y(v)]));
+    // a score held level by several players: their lines side by side, a few px apart, not one on another
+    const apart = stepped ? (i - (series.length - 1) / 2) * 3 : 0;
+    const pts = s.values.map((v, j) => (v === null || v === undefined ? null : [x(j), y(v) + apart]));
     const g = node("g", { class: "chart-line", "data-name": s.name });
     let d = "";
-    pts.forEach((p, j) => { if (p) d += `${d && pts[j - 1] ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`; });
+    pts.forEach((p, j) => {
+      if (!p) return;
+      const joined = d && pts[j - 1];
+      if (joined && stepped) d += `H${p[0].toFixed(1)}`;          // held until here, then the change
+      d += `${joined ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`;
+    });
     g.append(node("path", { d, fill: "none", stroke: ink, "stroke-width": 3, "stroke-dasharray": DASHES[i % DASHES.length],
                             "stroke-linejoin": "round" }));
     const step = Math.max(1, Math.ceil(pts.length / 24));   // a marker on every point, or every few of many
@@ -113,7 +138,7 @@ export function chartSvg({ series, xLabels, yTitle = "", title = "", width = 480
     const last = [...pts].reverse().find(Boolean);
     if (last) ends.push({ i, y: last[1], name: s.name, ink });
   });
-  for (const e of spread(ends, TEXT + 4, m.top + TEXT / 2, m.top + h)) {
+  for (const e of labelled ? spread(ends, TEXT + 4, m.top + TEXT / 2, m.top + h) : []) {
     svg.append(node("text", { x: m.left + w + 12, y: e.y + 6, "font-size": TEXT, "font-weight": 700, fill: e.ink,
                               class: "chart-label" }, e.name));
   }

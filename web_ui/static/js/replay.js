@@ -4,31 +4,29 @@
 // live table goes on underneath and comes back with "Back to the table".
 import { $, el } from "./ui.js";
 import { getJSON } from "./net.js";
+import { styled } from "./scores.js";       // the bar's stylesheet is the score panel's
 
 const PAGE = 25;                 // steps fetched at once (the API's default page)
 const PLAY_MS = 1200;            // one step per this many ms while playing
 
-let hooks = { show: () => {}, leave: () => {} };
 let replay = null;               // {game, name, total, step, pages: Map(start → steps), playing}
 let timer = null;
 
-/** app.js: how to draw a replayed step's session on the board, and how to go back. */
-export function setupReplay(show, leave) {
-  hooks = { show, leave };
-  document.addEventListener("keydown", (e) => {
-    if (!replay) return;
-    if (e.key === "Escape") stopReplay();
-    else if (e.key === "ArrowRight") go(replay.step + 1);
-    else if (e.key === "ArrowLeft") go(replay.step - 1);
-  });
-}
-
-export const replaying = () => replay !== null;
+// app.js draws each step ("potionpi:replay-step", the step's session) and the live table
+// again at the end ("potionpi:replay-end"); it asks to leave when a new game is set up
+const tell = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
+document.addEventListener("potionpi:replay-leave", () => stopReplay());
+document.addEventListener("keydown", (e) => {
+  if (!replay || !$("#sheet").hidden) return;
+  if (e.key === "Escape") stopReplay();
+  else if (e.key === "ArrowRight") { pause(); go(replay.step + 1); }
+  else if (e.key === "ArrowLeft") { pause(); go(replay.step - 1); }
+});
 
 /** Replay game number ``gameNo`` from its set-up (``step``: from that step on). */
 export async function startReplay(gameNo, step = 0) {
   const start = Math.floor(step / PAGE) * PAGE;
-  const first = await getJSON(`/api/v1/history/${gameNo}/replay?from=${start}&limit=${PAGE}`);
+  const [first] = await Promise.all([getJSON(`/api/v1/history/${gameNo}/replay?from=${start}&limit=${PAGE}`), styled]);
   pause();
   replay = { game: first.game, name: first.name, players: first.players, total: first.total, step: 0,
              pages: new Map([[start, first.steps]]), playing: false };
@@ -43,7 +41,7 @@ export function stopReplay() {
   replay = null;
   $("#replay-bar")?.remove();
   document.body.classList.remove("replaying");
-  hooks.leave();
+  tell("potionpi:replay-end");
 }
 
 async function stepAt(index) {
@@ -70,7 +68,7 @@ async function go(index) {
   if (!replay || !step) return;
   replay.step = target;
   update(step);
-  hooks.show(step.session, step);
+  tell("potionpi:replay-step", step.session);
   // the next page before it is needed, so playing never waits at a page's end
   if (target % PAGE > PAGE - 5) stepAt(target + PAGE - (target % PAGE)).catch(() => {});
 }

@@ -4,6 +4,20 @@
 // player, ★ on whoever is ahead, "?" for what the table cannot know, and for a game scored
 // round by round its sheet of rounds with a chart over the game.
 import { el, playerMarks } from "./ui.js";
+import { getJSON } from "./net.js";
+
+/** Settled once the stylesheet of the score, the charts, the statistics and the replay is
+ *  in (loaded with this module, after the board's first frame: not before it). */
+export const styled = (() => {
+  const href = "/static/scores.css";
+  let hashed = href;
+  try { hashed = JSON.parse(document.querySelector('script[type="importmap"]').textContent).imports[href] || href; }
+  catch { /* no import map: the plain address */ }
+  const link = el("link", { rel: "stylesheet", href: hashed });
+  const done = new Promise((resolve) => { link.onload = link.onerror = resolve; });
+  document.head.append(link);
+  return done;
+})();
 
 const AHEAD = { higher: "more is better", lower: "fewer is better" };
 
@@ -55,7 +69,29 @@ export function scorePanel(session, { final = false, id = null } = {}) {
         el("th.score-player", { scope: "row" }, chip(seat, marks, names), el("span.score-name", {}, name)),
         scores.lines.map((line) => cell(line, seat))))))),
     notes.length ? el("ul.score-notes", {}, notes.map((l) => el("li", {}, el("b", {}, `${l.label}: `), l.note))) : null,
-    scores.rounds?.length ? roundSheet(scores, names, marks) : null);
+    scores.rounds?.length ? roundSheet(scores, names, marks)
+      : final && session.outcome ? overTheGame(session, names) : null);
+}
+
+/** At the end of a game scored as it goes (not in rounds): its main score over the whole
+ *  game, replayed by the table (GET /api/v1/history/<n>/scores), as a chart. */
+function overTheGame(session, names) {
+  const box = el("div.score-over", {}, el("h4", {}, `${session.scores.lines[0].label} over the game`));
+  const slot = el("div.score-chart", {}, el("p.sheet-hint", {}, "Replaying the game for the chart…"));
+  box.append(slot);
+  Promise.all([getJSON(`/api/v1/history/${encodeURIComponent(session.id)}/scores`), import("./chart.js")])
+    .then(([over, { lineChart }]) => {
+      const main = over.lines[0];
+      if (!main || main.points.length < 2) { box.remove(); return; }
+      slot.replaceChildren(lineChart({
+        title: `${main.label} over the game`, yTitle: main.label, xTitle: "step of the game", stepped: true,
+        xValues: main.points.map((p) => p.step),
+        series: names.map((name, s) => ({ name, values: main.points.map((p) => p.values[s]) })),
+        caption: main.better === "lower" ? "Fewer is better." : null,
+      }));
+    })
+    .catch(() => box.remove());          // only the picture is missing: the table above says it all
+  return box;
 }
 
 /** Round by round: where every player's main score stood after each round, and the chart. */
