@@ -123,16 +123,9 @@ async function replayGame(gameNo) {
 }
 
 async function drawPlayers(body) {
-  const { players } = await getJSON("/api/v1/stats");
+  const [data, { drawStats }] = await Promise.all([getJSON("/api/v1/stats"), import("./stats.js")]);
   if (tab !== "players") return;
-  fill(body,
-    players.length ? el("table.stats-table", { id: "stats-table" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Game"), el("th.num", {}, "Plays"),
-        el("th.num", {}, "Wins"), el("th.num", {}, "Win rate"))),
-      el("tbody", {}, players.map((p) => el("tr", { dataset: { player: p.player } },
-        el("td", {}, p.player), el("td", {}, p.name), el("td.num", {}, String(p.plays)), el("td.num", {}, String(p.wins)),
-        el("td.num", {}, `${Math.round(p.win_rate * 100)} %`)))))
-      : el("p", {}, "Statistics appear after the first finished game."));
+  await drawStats(body, data, session?.players || []);
 }
 
 async function drawRules(body) {
