@@ -8,83 +8,33 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
 from controller.games import Game, Score, Scores, load
-from tests.games import elixir_support, mix_it_support
-from tests.games.mirakel_support import position, random_game
+from tests.players import OPTIONS, PLAYERS, choose
+from tests.games import elixir_support
+from tests.games.mirakel_support import position
 from tests.games.test_zauberwald_support import arrange as wald_arrange
 from tests.games.test_zauberwald_support import table as wald_table
 
 State = dict[str, Any]
 
 
-def zc_game(seed: int, n: int = 5) -> Iterator[State]:
-    """A Zaubercocktail game of random taps (each player lays down once a round; no false
-    trader, no undo) to its end: every state."""
-    game, rng = load("zaubercocktail"), random.Random(seed)
-    state = game.setup(["Ann", "Ben", "Cem", "Dan", "Eva", "Fay", "Gus"][:n], seed, {})
-    while True:
+def whole_game(game_id: str, seed: int, players: list[str] | None = None) -> Iterator[State]:
+    """Every state of a game played to its end by the quick players (tests/players.py)."""
+    game, rng = load(game_id), random.Random(seed)
+    state = game.setup(players or PLAYERS[game_id], seed, OPTIONS.get(game_id, {}))
+    for _ in range(8000):
         yield state
         if game.outcome(state) is not None:
             return
-        legal = [a for a in game.legal_actions(state) if a["type"] not in ("undo", "false_trader")]
-        entered = [e is not None for e in state["round"]["entries"]]
-        legal = [a for a in legal if not (a["type"] == "lay_down" and entered[a["seat"]])]
-        for kind in ("reveal", "reveal_entries", "draw", "lay_down", "drop_out"):
-            if any(a["type"] == kind for a in legal):
-                legal = [a for a in legal if a["type"] == kind]
-                break
-        state, _ = game.apply(state, rng.choice(legal))
+        state, _ = game.apply(state, choose(game_id, game, state, rng))
+    raise AssertionError(f"{game.name}: no end after 8000 actions")
 
 
-def wald_game(seed: int) -> Iterator[State]:
-    game, rng = load("zauberwald"), random.Random(seed)
-    state = game.setup(["Ann", "Ben", "Cem"], seed, {})
-    prefer = ("turn", "floor_turned", "end_search", "basket", "return_ingredients", "choose_tile", "stop")
-    for _ in range(5000):
-        yield state
-        if game.outcome(state) is not None:
-            return
-        legal = [a for a in game.legal_actions(state) if a["type"] != "undo"]
-        # the fullest basket on offer most of the time, so potions get cooked
-        baskets = sorted((a for a in legal if a["type"] == "basket"), key=lambda a: -sum(a["ingredients"].values()))
-        if baskets and rng.random() < 0.8:
-            state, _ = game.apply(state, baskets[0])
-            continue
-        kind = next(k for k in (*prefer, legal[0]["type"]) if any(a["type"] == k for a in legal))
-        state, _ = game.apply(state, rng.choice([a for a in legal if a["type"] == kind]))
-    raise AssertionError("Zauberwald game without an end")
-
-
-def mix_it_game(seed: int) -> Iterator[State]:
-    rng = random.Random(seed)
-    state = mix_it_support.GAME.setup(["Ann", "Ben", "Cem", "Dan"], seed, {})
-    for _ in range(5000):
-        yield state
-        if mix_it_support.GAME.outcome(state) is not None:
-            return
-        state, _ = mix_it_support.GAME.apply(state, mix_it_support.choose(state, rng))
-    raise AssertionError("Mix It game without an end")
-
-
-def elixir_game(seed: int) -> Iterator[State]:
-    rng = random.Random(seed)
-    state = elixir_support.GAME.setup(["Ann", "Ben", "Cem"], seed, {})
-    for _ in range(6000):
-        yield state
-        if elixir_support.GAME.outcome(state) is not None:
-            return
-        state = elixir_support.act(state, elixir_support.choose(rng, state, elixir_support.all_actions(state)))
-    raise AssertionError("Elixir game without an end")
-
-
-GAMES: dict[str, Callable[[int], Iterator[State]]] = {
-    "zaubercocktail": zc_game, "zauberwald": wald_game, "mix-it": mix_it_game,
-    "mirakel-mix": lambda seed: random_game(4, seed), "elixir": elixir_game,
-}
+GAMES = list(PLAYERS)
 
 
 def sheet(game: Game, state: State) -> Scores:
@@ -93,13 +43,13 @@ def sheet(game: Game, state: State) -> Scores:
     return scores
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", GAMES)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_line_has_a_value_per_seat_at_every_step_and_ends_as_the_outcome_counts(game_id, seed):
     game = load(game_id)
     last = None
     steps = 0
-    for state in GAMES[game_id](seed):
+    for state in whole_game(game_id, seed):
         scores = sheet(game, state)
         seats = len(state["players"])
         assert scores.lines, "a score has at least its main line"
@@ -137,7 +87,7 @@ def test_every_line_has_a_value_per_seat_at_every_step_and_ends_as_the_outcome_c
 
 def test_zaubercocktail_keeps_every_round_on_its_sheet_with_the_fields_the_stones_reached():
     game = load("zaubercocktail")
-    states = list(zc_game(7, n=4))
+    states = list(whole_game("zaubercocktail", 7, ["Ann", "Ben", "Cem", "Dan"]))
     end = states[-1]
     rounds = sheet(game, end).rounds
     played = [r for r in [*end["history"], end["round"]] if r["results"]]
@@ -157,7 +107,7 @@ def test_zaubercocktail_keeps_every_round_on_its_sheet_with_the_fields_the_stone
 
 def test_zaubercocktail_an_undone_round_leaves_the_sheet():
     game = load("zaubercocktail")
-    for before, after in zip(zc := list(zc_game(3, n=4)), zc[1:]):
+    for before, after in zip(zc := list(whole_game("zaubercocktail", 3, ["Ann", "Ben", "Cem", "Dan"])), zc[1:]):
         if before["phase"] == "laying" and after["phase"] == "scored":
             break
     else:
