@@ -49,7 +49,7 @@ class ScoreLineJSON(TypedDict):
     key: str
     label: str
     values: list[int | None]       # one per seat; None: the table cannot know it (yet)
-    better: str                    # "higher" | "lower"
+    better: str                    # "higher" | "lower" | "neither" (a count: nobody is ahead on it)
     leaders: list[int]             # the seats ahead (none while all are level)
     note: str
 

@@ -122,13 +122,13 @@ class Score:
     key: str                           # "potions": what it counts, for the chart and the tests
     label: str                         # "Magic potions", in the table's words
     values: tuple[int | None, ...]     # one per seat, in seat order; None: the table cannot know it (yet)
-    better: str = "higher"             # "higher" or "lower": which way is ahead
+    better: str = "higher"             # "higher" or "lower": which way is ahead; "neither": a count, nobody ahead
     note: str = ""                     # a sentence: how it is counted, or why a value is missing
 
     def leaders(self) -> list[int]:
         """The seats ahead on this score (none while every known value is the same)."""
         known = [v for v in self.values if v is not None]
-        if len(set(known)) < 2:
+        if self.better == "neither" or len(set(known)) < 2:
             return []
         best = max(known) if self.better == "higher" else min(known)
         return [s for s, v in enumerate(self.values) if v == best]

@@ -55,12 +55,12 @@ def test_every_line_has_a_value_per_seat_at_every_step_and_ends_as_the_outcome_c
         assert scores.lines, "a score has at least its main line"
         for line in scores.lines:
             assert len(line.values) == seats, line
-            assert line.better in ("higher", "lower") and line.label and line.key
+            assert line.better in ("higher", "lower", "neither") and line.label and line.key
             assert all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in line.values)
             known = [v for v in line.values if v is not None]
             ahead = max(known, default=None) if line.better == "higher" else min(known, default=None)
             assert line.leaders() == ([s for s, v in enumerate(line.values) if v == ahead]
-                                      if len(set(known)) > 1 else [])
+                                      if len(set(known)) > 1 and line.better != "neither" else [])
         json.dumps(scores.to_json())                  # plain JSON, as the session carries it
         last, steps = state, steps + 1
     assert last is not None and steps > 10
@@ -159,3 +159,4 @@ def test_a_score_line_names_nobody_ahead_while_all_are_level():
     assert Score("x", "X", (None, 2, 2)).leaders() == []
     assert Score("x", "X", (3, None, 1), better="lower").leaders() == [2]
     assert Score("x", "X", (3, 3, 1)).leaders() == [0, 1]
+    assert Score("x", "X", (3, 5, 1), better="neither").leaders() == []      # a count: nobody ahead on it

@@ -81,7 +81,7 @@ class ViewRules(ElixirRules):
                        "the table sees the parts only when a wizard shows them."),
             Score("gold", "Gold", tuple(state["gold"])),
             Score("brew_cards", "Brew cards", tuple(len(state["wizards"][s]["brews"]) for s in seats),
-                  note="How many each wizard holds, face down."),
+                  better="neither", note="How many each wizard holds, face down: more is not ahead."),
         ))
 
     def prompt(self, state: State) -> str:

@@ -128,7 +128,8 @@ async function drawGame(session) {
   // which game is on the table, before it draws (a game's module may ask, e.g. its pollers)
   document.body.dataset.game = String(session.id);
   document.body.dataset.gameId = session.game;
-  $("#prompt").textContent = session.prompt || "";
+  // a replayed step says what the table was told then, marked so nobody takes it for now
+  $("#prompt").textContent = replayed ? `Replay · ${session.prompt || ""}` : session.prompt || "";
   showUndo(session);
   showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],

@@ -82,7 +82,8 @@ export function chartSvg({ series, xLabels = [], xValues = null, xTitle = "", yT
   const names = series.map((s) => s.name);
   // names at the lines' ends when there is room; on a narrow panel the legend alone names them
   const labelled = width >= 420;
-  const nameWidth = labelled ? Math.min(170, 14 + 10 * Math.max(3, ...names.map((n) => n.length))) : 16;
+  // 16 px bold is about 10.5 px a letter, after a 12 px gap from the line's end
+  const nameWidth = labelled ? Math.min(180, 20 + 11 * Math.max(3, ...names.map((n) => n.length))) : 16;
   const m = { left: 20 + 10 * String(hi).length, right: nameWidth, top: 14 + (yTitle ? TEXT + 6 : 0),
               bottom: 34 + (xTitle ? TEXT + 4 : 0) };
   const w = Math.max(120, width - m.left - m.right), h = Math.max(120, height - m.top - m.bottom);
@@ -140,7 +141,7 @@ export function chartSvg({ series, xLabels = [], xValues = null, xTitle = "", yT
   });
   for (const e of labelled ? spread(ends, TEXT + 4, m.top + TEXT / 2, m.top + h) : []) {
     svg.append(node("text", { x: m.left + w + 12, y: e.y + 6, "font-size": TEXT, "font-weight": 700, fill: e.ink,
-                              class: "chart-label" }, e.name));
+                              class: "chart-label" }, e.name.length > 15 ? `${e.name.slice(0, 14)}…` : e.name));    // the legend has it whole
   }
   return svg;
 }

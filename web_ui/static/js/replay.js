@@ -40,6 +40,7 @@ export function stopReplay() {
   pause();
   replay = null;
   $("#replay-bar")?.remove();
+  $("#game-view").removeAttribute("tabindex");
   document.body.classList.remove("replaying");
   tell("potionpi:replay-end");
 }
@@ -120,6 +121,8 @@ function bar() {
       slider,
       el("span.replay-count", { id: "replay-count" }), el("span.replay-when", { id: "replay-when" })));
   $("#game-view").after(box);          // under the board, which keeps the rest of the screen
+  // a replayed board has nothing to tap but may scroll above the bar: reachable by keyboard
+  $("#game-view").tabIndex = 0;
 }
 
 function update(step = null) {

@@ -81,8 +81,12 @@ function overTheGame(session, names) {
   box.append(slot);
   Promise.all([getJSON(`/api/v1/history/${encodeURIComponent(session.id)}/scores`), import("./chart.js")])
     .then(([over, { lineChart }]) => {
-      const main = over.lines[0];
-      if (!main || main.points.length < 2) { box.remove(); return; }
+      // the first line the table could follow: Elixir's parts are face down until the end,
+      // so its chart is the gold
+      const known = (line) => line.points.filter((p) => p.values.some((v) => v !== null)).length >= 2;
+      const main = over.lines.find(known);
+      if (!main) { box.remove(); return; }
+      box.querySelector("h4").textContent = `${main.label} over the game`;
       slot.replaceChildren(lineChart({
         title: `${main.label} over the game`, yTitle: main.label, xTitle: "step of the game", stepped: true,
         xValues: main.points.map((p) => p.step),

@@ -215,7 +215,8 @@ function playersBox(h) {
     view.players.map((p) => {
       const drop = legal.find((a) => a.type === "drop_out" && a.seat === p.seat);
       const stop = legal.find((a) => a.type === "false_trader" && a.seat === p.seat);
-      const enter = mayEnter(view, p.seat) && view.phase !== "over";
+      // a replayed step (ctx.replay) opens no entry or helper: they belong to the live game
+      const enter = mayEnter(view, p.seat) && view.phase !== "over" && !ctx.replay;
       const order = dropouts.indexOf(p.seat);
       const status = p.dropped_out === "ring" ? el("span.zc-status.ring", {}, "○ ring (1st out)")
         : p.dropped_out === "goblet" ? el("span.zc-status.goblet", {}, `▽ goblet (${order + 1}${order === 1 ? "nd" : "rd"} out)`)
@@ -235,7 +236,7 @@ function playersBox(h) {
         el("div.zc-player-tools", {},
           stop ? el("button.zc-tool.zc-stop", { type: "button", dataset: { action: "false_trader", seat: String(p.seat) },
             title: `${p.name} traded falsely: one field back`, onclick: () => ctx.perform(stop) }, "False trade −1") : null,
-          view.phase !== "over" ? el("button.zc-tool.zc-help", { type: "button", dataset: { action: "helper", seat: String(p.seat) },
+          view.phase !== "over" && !ctx.replay ? el("button.zc-tool.zc-help", { type: "button", dataset: { action: "helper", seat: String(p.seat) },
             title: `${p.name}'s private lay-down helper`, onclick: () => openHelper(session, p.seat, ctx, stone(p.seat, "big")) },
             "Helper") : null));
     }));
