@@ -61,9 +61,11 @@ class Versus:
 
 @dataclass
 class Chart:
-    """One game's newest plays: after each, every player's wins so far and score in it."""
+    """One game's newest plays (the row and its players' keys) and every player's wins and
+    plays of it; the wins so far after each newest play are counted back from the totals
+    at the end, so a long history costs no copy per play."""
 
-    plays: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT))
+    plays: deque[tuple[dict[str, Any], list[str]]] = field(default_factory=lambda: deque(maxlen=RECENT))
     wins: dict[str, int] = field(default_factory=dict)
     count: dict[str, int] = field(default_factory=dict)
     total: int = 0
@@ -112,25 +114,29 @@ def table_stats(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
             shown.setdefault(k, " ".join(name.split()))
         winners = set(g["outcome"].get("winners", []))
         place = places(g)
-        chart = charts.setdefault(g["game"], Chart())
+        chart = charts.get(g["game"]) or charts.setdefault(g["game"], Chart())
         for seat, k in enumerate(people):
             won = seat in winners
-            by_game.setdefault((k, g["game"]), Record(k, g["game"])).add(won)
-            overall.setdefault(k, Record(k, None)).add(won)
+            record = by_game.get((k, g["game"])) or by_game.setdefault((k, g["game"]), Record(k, g["game"]))
+            record.add(won)
+            (overall.get(k) or overall.setdefault(k, Record(k, None))).add(won)
             chart.wins[k] = chart.wins.get(k, 0) + won
             chart.count[k] = chart.count.get(k, 0) + 1
+            mine = place[seat]
             for other, k2 in enumerate(people):
                 if other == seat or k2 == k:
                     continue
-                v = versus.setdefault((k, k2), Versus())
+                v = versus.get((k, k2)) or versus.setdefault((k, k2), Versus())
                 v.plays += 1
-                v.ahead += place[seat] < place[other]
-                v.behind += place[seat] > place[other]
-                v.level += place[seat] == place[other]
+                theirs = place[other]
+                if mine < theirs:
+                    v.ahead += 1
+                elif mine > theirs:
+                    v.behind += 1
+                else:
+                    v.level += 1
         chart.total += 1
-        chart.plays.append({"game_no": g["id"], "started": g["started"], "wins": dict(chart.wins),
-                            "scores": {k: score_of(g, seat) for seat, k in enumerate(people)},
-                            "winners": [people[s] for s in sorted(winners) if 0 <= s < len(people)]})
+        chart.plays.append((g, people))
     order = sorted(shown, key=lambda k: shown[k].casefold())
     return {
         "players": [by_game[(k, gid)].to_json(names, shown[k]) for k in order
@@ -148,7 +154,16 @@ def _chart(game_id: str, chart: Chart, shown: dict[str, str], names: dict[str, s
     rules = bgstats.settings(game_id)
     charted = sorted(chart.count, key=lambda k: (-chart.count[k], shown[k].casefold()))[:CHARTED]
     charted.sort(key=lambda k: shown[k].casefold())
-    plays = list(chart.plays)
+    plays = []
+    wins = dict(chart.wins)                       # after the newest play; counted back from there
+    for g, people in reversed(chart.plays):
+        winners = set(g["outcome"].get("winners", []))
+        plays.append({"game_no": g["id"], "started": g["started"], "wins": dict(wins),
+                      "scores": {k: score_of(g, seat) for seat, k in enumerate(people)},
+                      "winners": [people[s] for s in sorted(winners) if 0 <= s < len(people)]})
+        for seat, k in enumerate(people):
+            wins[k] -= seat in winners
+    plays.reverse()
     return {"game": game_id, "name": names.get(game_id, game_id), "highest_wins": rules["highest_wins"],
             "points": not rules["no_points"], "total_plays": chart.total,
             "plays": [{"game_no": p["game_no"], "started": p["started"],
