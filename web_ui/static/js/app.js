@@ -128,15 +128,14 @@ async function drawGame(session) {
   // which game is on the table, before it draws (a game's module may ask, e.g. its pollers)
   document.body.dataset.game = String(session.id);
   document.body.dataset.gameId = session.game;
-  // a replayed step says what the table was told then, marked so nobody takes it for now
-  $("#prompt").textContent = replayed ? `Replay · ${session.prompt || ""}` : session.prompt || "";
+  $("#prompt").textContent = session.prompt || "";
   showUndo(session);
   showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
                               // the devices' state when the page was made (the floor: no first poll)
                               devices: { floor: boot.floor ?? null },
-                              scores: () => scoreSlot(session, { final: !!session.outcome, id: "score-final" }),
+                              scores: () => scoreSlot(session, { final: !!session.outcome, id: "score-final", fold: true }),
                               ...(replayed ? REPLAY_CTX : {}) });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   // said last, so whoever waits for a version (a test, a script) finds it drawn

@@ -51,18 +51,29 @@ function cell(line, seat) {
     ahead ? el("span.score-star", { "aria-label": "ahead" }, "★ ") : null, String(value));
 }
 
+// where an end screen has room for the whole final score beside its ranking (a landscape
+// tablet); on a phone or in portrait it is folded under one tap, so the ranking stays whole
+const ROOMY = "(orientation: landscape) and (min-width: 1000px)";
+
+/** A box that scrolls sideways when a table is wider than the screen: reachable by keyboard. */
+const sideways = (label, ...children) => el("div.score-scroll", { tabindex: "0", role: "region", "aria-label": label }, ...children);
+
 /** The score panel of ``session`` (null if its game keeps no score): a row per player, a
- *  column per line. ``final``: titled "Final score"; ``id``: the element's id. */
-export function scorePanel(session, { final = false, id = null } = {}) {
+ *  column per line. ``final``: titled "Final score"; ``id``: the element's id; ``fold``: an
+ *  end screen's, folded (a <details>) where the screen has no room for it open. */
+export function scorePanel(session, { final = false, id = null, fold = false } = {}) {
   const scores = session?.scores;
   if (!scores || !scores.lines?.length) return null;
   const names = session.players || [];
   const marks = playerMarks(names);
   const notes = scores.lines.filter((l) => l.note);
-  return el(`section.score-panel${final ? ".final" : ""}`, { id, "aria-label": final ? "Final score" : "Running score",
-                                                            dataset: { game: session.game || "" } },
-    el("h3.score-title", {}, final ? "Final score" : "Running score"),
-    el("div.score-scroll", {}, el("table.score-table", {},
+  const title = final ? "Final score" : "Running score";
+  const folded = fold && !window.matchMedia(ROOMY).matches;
+  return el(`${fold ? "details" : "section"}.score-panel${final ? ".final" : ""}`,
+    { id, "aria-label": title, dataset: { game: session.game || "" }, open: fold && !folded ? "" : null },
+    fold ? el("summary.score-title", {}, scores.rounds?.length ? `${title}: every round and the chart`
+      : `${title} and the chart`) : el("h3.score-title", {}, title),
+    sideways(title, el("table.score-table", {},
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"), scores.lines.map((line) =>
         el("th.score-label", { scope: "col" }, line.label, el("small", {}, AHEAD[line.better] || ""))))),
       el("tbody", {}, names.map((name, seat) => el("tr", { dataset: { seat: String(seat) } },
@@ -104,7 +115,7 @@ function roundSheet(scores, names, marks) {
   const seats = names.map((_, i) => i);
   const sheet = el("div.score-rounds", {},
     el("h4", {}, `${main.label}, round by round`),
-    el("div.score-scroll", {}, el("table.score-table.rounds", {},
+    sideways(`${main.label}, round by round`, el("table.score-table.rounds", {},
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Round"),
         seats.map((s) => el("th.score-seat", { scope: "col" }, chip(s, marks, names))))),
       el("tbody", {}, scores.rounds.map((r, i) => el("tr", { dataset: { round: String(i + 1) } },

@@ -44,7 +44,8 @@ export async function drawStats(body, data, playing = []) {
  *  for the ``words`` columns. */
 function table(id, heads, rows, dataset, words = []) {
   const kind = (j) => (words.includes(j) ? "" : ".num");
-  return el("div.stats-scroll", {}, el("table.stats-table", { id },
+  // a table wider than the panel scrolls sideways: reachable by keyboard too
+  return el("div.stats-scroll", { tabindex: "0", role: "region", "aria-label": heads.join(", ") }, el("table.stats-table", { id },
     el("thead", {}, el("tr", {}, heads.map((h, j) => el(`th${j ? kind(j) : ""}`, { scope: "col" }, h)))),
     el("tbody", {}, rows.map((cells, i) => el("tr", { dataset: dataset(cells, i) },
       cells.map((c, j) => (j === 0 ? el("th", { scope: "row" }, String(c)) : el(`td${kind(j)}`, {}, String(c)))))))));

@@ -27,7 +27,8 @@ export function render(root, session, ctx) {
     el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state), soundButton(ctx, state)),
       tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
-    state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names, ctx) : null);
+    // a replay (ctx.replay) reaching the end shows it, even of a game whose board was seen
+    state.winner !== null && (ctx.replay || boardSeen !== session.id) ? winnerBox(state, session, names, ctx) : null);
   root.replaceChildren(tree);
   readAloud(state);
 }
