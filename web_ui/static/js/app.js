@@ -401,12 +401,29 @@ function later(load) {
   return new Promise((resolve, reject) => afterFirstPaint(() => load().then(resolve, reject)));
 }
 
+/**
+ * ``import(specifier)``, tried again while the daemon restarts or the Wi-Fi drops: a
+ * tablet that missed its settings sheet once must not lose it until it is reloaded.
+ * (Browsers keep no failed module fetch, so the same URL is asked again; a fresh URL
+ * would make a second copy of a module that another module imports by the plain one.)
+ */
+async function importAgain(specifier) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await import(specifier);
+    } catch (err) {
+      if (attempt >= 40) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 5000)));
+    }
+  }
+}
+
 function main() {
-  sheet = later(async () => { const m = await import("./sheet.js"); m.setupSheet(boot.games); return m; });
-  firmware = later(async () => { const m = await import("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
-  cues = later(() => import("./cues.js"));
+  sheet = later(async () => { const m = await importAgain("./sheet.js"); m.setupSheet(boot.games); return m; });
+  firmware = later(async () => { const m = await importAgain("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
+  cues = later(() => importAgain("./cues.js"));
   // the running score: its button, panels and stylesheet, after the first frame too
-  scores = later(async () => { const m = await import("./scores.js"); await m.styled; return m; });
+  scores = later(async () => { const m = await importAgain("./scores.js"); await m.styled; return m; });
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
