@@ -65,9 +65,10 @@ def test_the_running_score_in_the_top_bar_the_score_tab_and_the_end_screen(live_
     table, rng = live_table.table, random.Random(5)
     names = PLAYERS[game_id]
     table.start(game_id, names, seed=5, options=OPTIONS.get(game_id, {}))
-    page = page_on(live_table.url)
     # Elixir's main score (the parts) is face down all game: the table only sees it at the end
     session = play(table, game_id, rng, someone_ahead if game_id != "elixir" else lambda s: s["version"] >= 40)
+    # the page opens on the game under way (it would only draw every quick action in between)
+    page = page_on(live_table.url)
     drawn(page, session)
     main = session["scores"]["lines"][0]
     button = page.locator("#btn-score")
@@ -100,7 +101,10 @@ def test_the_running_score_in_the_top_bar_the_score_tab_and_the_end_screen(live_
     assert not found, "\n".join(found)
     close_sheet(page)
 
+    page.goto("about:blank")             # away while the rest is played, then back for the end
     end = play(table, game_id, rng, lambda s: s["outcome"] is not None)
+    page.goto(live_table.url)
+    page.wait_for_selector("body[data-ready=yes]")
     drawn(page, end)
     final = page.locator("#score-final")
     final.wait_for()
