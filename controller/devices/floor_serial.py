@@ -147,6 +147,13 @@ class SerialForestFloor(ForestFloor):
             self._pending_move = False
             self._homes_answered = self._homes_asked
             if self.link.state == CONNECTED:
+                if self._moving_turn() and not (self._pico and self._pico["homed"]):
+                    # The Pico counts from where it woke (a power cut, a reset), not from
+                    # home: where the stopped turn left the floor is unknown, so the master
+                    # sets the whole turn by hand (not "N more" from a count that means
+                    # nothing), and the next turn homes first.
+                    self._position_lost = True
+                    self._must_home = True
                 self._finish_move("stopped")
                 self.link.submit(P.STOP, callback=self._after_stop)
             else:

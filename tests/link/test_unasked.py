@@ -91,7 +91,8 @@ def test_a_turn_cut_by_a_power_cut_is_carried_on_when_the_pico_is_back(sim, make
 
 def test_a_stop_as_the_pico_comes_back_is_never_overtaken_by_the_carried_on_turn(sim, make_floor):
     """The power came back, and the host decided to carry the cut-short turn on; the
-    master's STOP (or done) lands just then, before the turn is sent: not one step more."""
+    master's STOP (or done) lands just then, before the turn is sent: not one step more,
+    and where the floor stands is not taken from the rebooted Pico's count."""
     floor = make_floor(home_on_connect=False, top_speed=300.0, acceleration=3000.0)
     assert wait_for(lambda: connected(floor))
     floor.rotate(8, "clockwise")
@@ -114,6 +115,9 @@ def test_a_stop_as_the_pico_comes_back_is_never_overtaken_by_the_carried_on_turn
     assert sim.physical.pulses == pulses and sim.homings == homings   # not one step unasked
     status = floor.status()
     assert status["state"] == "idle" and status["last_move"]["result"] == "stopped"
+    # the rebooted Pico counts from where it woke: the tablet asks for the whole turn by
+    # hand, from where the floor stood before it, never "N more ants" from that count
+    assert status["position_lost"] and not status["homed"]
 
 
 def test_home_on_connect_and_the_link_limits_come_from_the_config():
