@@ -151,9 +151,8 @@ class SerialForestFloor(ForestFloor):
                     # The Pico counts from where it woke (a power cut, a reset), not from
                     # home: where the stopped turn left the floor is unknown, so the master
                     # sets the whole turn by hand (not "N more" from a count that means
-                    # nothing), and the next turn homes first.
+                    # nothing). The next turn homes first: the Pico is not homed.
                     self._position_lost = True
-                    self._must_home = True
                 self._finish_move("stopped")
                 self.link.submit(P.STOP, callback=self._after_stop)
             else:
