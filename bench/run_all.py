@@ -28,7 +28,11 @@ BUDGET_S = 300.0
 #: `make bench` runs the longest benches a little smaller than their defaults (which a
 #: bench run by hand keeps): figures as steady, in less of a shared machine's time
 SMALLER = {"bench_elixir.py": ["8"],                 # random games (20): still ~8,000 actions
-           "bench_page.py": ["--runs", "2"]}         # throttled loads per game (3)
+           "bench_page.py": ["--runs", "2"],         # throttled loads per game (3)
+           # each phase 8 s (15): still ~100-250 taps in the quiet and the limited phase, and the flood
+           # without the limit as plainly slower (its taps wait 0.25-1.7 s each)
+           "bench_flood.py": ["--seconds", "8"],
+           "bench_stats.py": ["--runs", "3"]}        # each figure a median of 3 (5)
 
 
 def cell(value: object) -> str:
