@@ -10,8 +10,10 @@ busy moment of the shared machine hits both. Medians, with the range over the ro
 * start-up: from ``exec`` until ``GET /healthz`` (bare: ``GET /``) answers, on a database
   that already exists and at the same address (as on a Pi after its first evening); idle
   RSS and PSS half a second later (both are flat from the first 200 on); the CPU time the
-  start took (all threads), beside its wall time. Each round starts both, the one that
-  goes first alternating, and the rows give the load average over the rounds;
+  start took (all threads), beside its wall time. Each round starts potionpi, the bare
+  app and the bare app reading one button with gpiozero (``bare_app.py --gpio``: how much
+  of the difference is gpiozero's), the one that goes first rotating; the rows give the
+  load average over the rounds;
 * idle CPU: the server's CPU time (all threads, /proc schedstat) over ``--idle`` seconds
   with no stream and with 16 open streams;
 * drop -> 16 streams: from sending the drop (potionpi: ``POST /api/v1/sim/cauldron/drop``,
@@ -131,10 +133,11 @@ class Potionpi(Server):
 
 
 class Bare(Server):
-    def __init__(self, message_bytes: int):
+    def __init__(self, message_bytes: int, gpio: bool = False):
         port = free_port()
-        super().__init__("bare", [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port),
-                                  str(message_bytes)], port, "/", "/stream", "/drop", {})
+        super().__init__("bare+gpiozero" if gpio else "bare",
+                         [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port), str(message_bytes),
+                          *(["--gpio"] if gpio else [])], port, "/", "/stream", "/drop", {})
 
 
 def memory_kib(pid: int) -> tuple[int, int]:
@@ -322,13 +325,14 @@ def main() -> None:
         size = session_bytes(root, disk, port)
         print(f"potionpi ({root}) beside bench/bare_app.py with {size}-byte messages; both on core 0, "
               f"clients on core 1; load {load_average()}")
-        starts: dict[str, list[float]] = {"potionpi": [], "bare": []}
-        start_cpu: dict[str, list[float]] = {"potionpi": [], "bare": []}
-        memory: dict[str, list[tuple[int, int]]] = {"potionpi": [], "bare": []}
+        kinds = ("potionpi", "bare", "bare+gpiozero")
+        starts: dict[str, list[float]] = {kind: [] for kind in kinds}
+        start_cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
+        memory: dict[str, list[tuple[int, int]]] = {kind: [] for kind in kinds}
         loads: dict[str, list[float]] = {"start": [], "drops": []}
         for n in range(args.runs):
-            pair = (Potionpi(disk, root, port), Bare(size))
-            for server in pair if n % 2 == 0 else pair[::-1]:      # neither always goes first
+            three = [Potionpi(disk, root, port), Bare(size), Bare(size, gpio=True)]
+            for server in three[n % 3:] + three[:n % 3]:          # none always goes first
                 loads["start"].append(os.getloadavg()[0])
                 try:
                     starts[server.name].append(server.start())
@@ -377,6 +381,16 @@ def main() -> None:
     row("idle RSS", spread(rss, "{:.1f}") + " MiB", spread(base_rss, "{:.1f}") + " MiB", ratio, "<= 1.15x",
         ratio <= 1.15, note=f"PSS {med(m[1] for m in memory['potionpi']) / 1024:.1f} vs "
                             f"{med(m[1] for m in memory['bare']) / 1024:.1f} MiB; {start_load}")
+    gpio_rss = [m[0] / 1024 for m in memory["bare+gpiozero"]]
+    gpio_cpu = start_cpu["bare+gpiozero"]
+    row("idle RSS beside the bare app with gpiozero", spread(rss, "{:.1f}") + " MiB",
+        spread(gpio_rss, "{:.1f}") + " MiB", med(rss) / med(gpio_rss),
+        note=f"the bare app reading one button with gpiozero: gpiozero's own share "
+             f"{med(gpio_rss) - med(base_rss):.1f} MiB of the {med(rss) - med(base_rss):.1f} MiB above the bare app")
+    row("start-up CPU time beside the bare app with gpiozero", spread([c * 1000 for c in ours], "{:.0f}") + " ms",
+        spread([c * 1000 for c in gpio_cpu], "{:.0f}") + " ms", med(ours) / med(gpio_cpu),
+        note=f"gpiozero's own share {(med(gpio_cpu) - med(base)) * 1000:.0f} ms of the "
+             f"{(med(ours) - med(base)) * 1000:.0f} ms above the bare app")
     for k, label in ((0, "no stream"), (1, f"{STREAMS} streams")):
         ours, base = cpu["potionpi"][k], cpu["bare"][k]
         row(f"idle CPU, {label}", f"{ours:.1f} ms/min", f"{base:.1f} ms/min", ours / base if base else None,
