@@ -22,7 +22,7 @@ busy moment of the shared machine hits both. Medians, with the range over the ro
   the disk, where one fsync per action (``synchronous=FULL``, kept) is part of it: the
   disk's own fsync time is measured beside it on the same folder.
 
-    python bench/bench_table.py [--runs 5] [--drops 100] [--idle 5] [--root CHECKOUT]
+    python bench/bench_table.py [--runs 5] [--drops 50] [--rounds 4] [--idle 5] [--root CHECKOUT] [--real]
 """
 from __future__ import annotations
 
@@ -120,11 +120,11 @@ class Server:
 
 
 class Potionpi(Server):
-    def __init__(self, data_dir: Path, root: Path, port: int | None = None):
+    def __init__(self, data_dir: Path, root: Path, port: int | None = None, sim: bool = True):
         port = port or free_port()
         env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONPATH=str(root))
-        super().__init__("potionpi", [sys.executable, "-m", "controller.cli", "run", "--sim", "--host",
-                                      "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
+        super().__init__("potionpi", [sys.executable, "-m", "controller.cli", "run", *(["--sim"] if sim else []),
+                                      "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
                          port, "/healthz", "/api/v1/stream", "/api/v1/sim/cauldron/drop", {"X-Table-Pin": PIN},
                          env, cwd=root)
 
@@ -133,11 +133,11 @@ class Potionpi(Server):
 
 
 class Bare(Server):
-    def __init__(self, message_bytes: int, gpio: bool = False):
+    def __init__(self, message_bytes: int, gpio: str | None = None):
         port = free_port()
         super().__init__("bare+gpiozero" if gpio else "bare",
                          [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port), str(message_bytes),
-                          *(["--gpio"] if gpio else [])], port, "/", "/stream", "/drop", {})
+                          *([f"--gpio={gpio}"] if gpio else [])], port, "/", "/stream", "/drop", {})
 
 
 def memory_kib(pid: int) -> tuple[int, int]:
@@ -308,9 +308,13 @@ def session_bytes(root: Path, data_dir: Path, port: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="start-ups of each (default 5)")
-    parser.add_argument("--drops", type=int, default=100, help="drops per latency run (default 100)")
-    parser.add_argument("--rounds", type=int, default=2, help="latency runs of each on tmpfs (default 2)")
+    parser.add_argument("--drops", type=int, default=50, help="drops per latency run (default 50)")
+    parser.add_argument("--rounds", type=int, default=4, help="latency runs of each on tmpfs, alternating (default 4)")
     parser.add_argument("--idle", type=float, default=5.0, help="idle CPU window in seconds (default 5)")
+    parser.add_argument("--real", action="store_true",
+                        help="on a Pi (its service stopped): the start-ups and memory of `potionpi run` on the "
+                             "table's own pins and config, beside the bare app reading a real pin; the drops "
+                             "stay simulated")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="potionpi checkout to measure (e.g. an older one, for before/after)")
     args = parser.parse_args()
@@ -331,7 +335,8 @@ def main() -> None:
         memory: dict[str, list[tuple[int, int]]] = {kind: [] for kind in kinds}
         loads: dict[str, list[float]] = {"start": [], "drops": []}
         for n in range(args.runs):
-            three = [Potionpi(disk, root, port), Bare(size), Bare(size, gpio=True)]
+            three = [Potionpi(disk, root, port, sim=not args.real), Bare(size),
+                     Bare(size, gpio="real" if args.real else "mock")]
             for server in three[n % 3:] + three[:n % 3]:          # none always goes first
                 loads["start"].append(os.getloadavg()[0])
                 try:
