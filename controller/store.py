@@ -324,6 +324,8 @@ class Store:
                 target.close()
 
     def game(self, game_id: int) -> dict[str, Any] | None:
+        if not -2**63 <= game_id < 2**63:     # no such row, and SQLite cannot even bind it
+            return None
         with self._lock:
             row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return self._game(row) if row else None

@@ -43,6 +43,10 @@ def test_refusals_say_why_in_a_sentence(client, table):
         assert playing.status_code == 409 and "still being played" in playing.get_json()["error"]
     missing = client.get("/api/v1/history/404/replay")
     assert missing.status_code == 404 and "no game #404" in missing.get_json()["error"]
+    huge = 10**23                                   # past SQLite's integers: still "no such game"
+    for path in (f"/api/v1/history/{huge}/replay", f"/api/v1/history/{huge}/scores", f"/api/v1/history/{huge}.bgsplay"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and f"#{huge}" in answer.get_json()["error"], path
     for query, words in (("limit=0", '"limit" must be a whole number from 1 to 100'),
                          ("limit=101", '"limit" must be a whole number from 1 to 100'),
                          ("from=-1", '"from" must be a whole number'), ("from=x", '"from" must be a whole number')):
