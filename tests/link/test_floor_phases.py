@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +18,7 @@ from controller.firmware import floorproto as P
 
 from .conftest import FAST, STEPS_PER_ANT, serial_floor, wait_for
 
+ROOT = Path(__file__).resolve().parents[2]
 TABLE_LINE = re.compile(r"^    (\w+) {2,}(.+?) {2,}(\w+|=)(?: \(.*\))?$")
 
 
@@ -37,9 +38,10 @@ def docstring_rows(doc: str) -> dict[tuple[str, str], str]:
     return rows
 
 
-def test_the_docstring_draws_the_table_the_code_runs():
-    drawn = docstring_rows(floor_serial.__doc__ or "")
-    assert drawn == {(str(p), str(e)): str(to) for (p, e), to in TRANSITIONS.items()}
+def test_the_docstring_and_the_docs_draw_the_table_the_code_runs():
+    runs = {(str(p), str(e)): str(to) for (p, e), to in TRANSITIONS.items()}
+    assert docstring_rows(floor_serial.__doc__ or "") == runs
+    assert docstring_rows((ROOT / "docs" / "forest-floor.md").read_text()) == runs
 
 
 @pytest.fixture
