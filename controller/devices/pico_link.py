@@ -90,10 +90,14 @@ class LinkTimings:
     def from_section(cls, section: Mapping[str, Any]) -> "LinkTimings":
         """The two limits ``[forest_floor]`` sets (``link_heartbeat_s``, ``link_lost_after_s``);
         a hello may take as long as the link may stay silent, so a slow link (a Pico behind
-        a hub, an emulated one) that the maker gave more time gets it for hello too."""
+        a hub, an emulated one) that the maker gave more time gets it for hello too. Its
+        retransmissions may wait up to an eighth of that: a reply that takes seconds (no
+        round trip measured yet, or every one resent, which Karn's rule cannot sample) is
+        not buried under copies of its own command that the Pico must each answer again."""
         lost = section["link_lost_after_s"]
         return cls(heartbeat_s=section["link_heartbeat_s"], lost_after_s=lost,
-                   hello_timeout_s=max(cls.hello_timeout_s, lost))
+                   hello_timeout_s=max(cls.hello_timeout_s, lost),
+                   rto_max_s=max(cls.rto_max_s, lost / 8))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> "LinkTimings":
