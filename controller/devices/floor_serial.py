@@ -681,54 +681,68 @@ class SerialForestFloor(ForestFloor):
 
     def _configure_home_and_return(self) -> None:
         """After a connect: CONFIG, a STOP if the Pico moves on a command the host no
-        longer stands behind, then the move the link cut off decided (``cut_off`` or
-        ``resync`` with a move in hand): followed, carried on, or begun again."""
+        longer stands behind, then the move the link cut off (``cut_off`` or ``resync``
+        with a move in hand): followed, carried on or begun again; and with
+        ``home_on_connect`` the homing and the way back to the goal."""
         generation = self._stop_generation
         self._configure()               # its reply brings the Pico's own word on where it is
         with self._lock:
             pico = self._pico or {}
-            in_hand = self._in_hand()
-            # A Pico moving on a command the host no longer stands behind (the stop button
-            # while the link was down, a turn given up or over) is stopped before anything.
-            halt = self._stop_unsent or (not in_hand and pico.get("state") in (P.MOVING, P.HOMING))
-            self._stop_unsent = False
-            if halt:
-                self.link.submit(P.STOP, callback=self._after_stop)
+            self._halt_what_nobody_stands_behind(pico)
             # only a move the link cut off; one asked since the connect runs as asked
-            cut = in_hand and self.phase in (Phase.CUT_OFF, Phase.RESYNC)
+            cut = self._in_hand() and self.phase in (Phase.CUT_OFF, Phase.RESYNC)
             homing = cut and self._homing_in_hand()
-            home_again = False
-            if homing:
-                if pico.get("homed") or pico.get("state") == P.HOMING:
-                    # the Pico homed (or is homing) on its own: follow its word from here
-                    self._transition(Event.FOLLOW_PICO)
-                else:
-                    # it lost power (or never heard the HOME): back before the give-up, so
-                    # the master's homing goes on, still shown as homing (hands off)
-                    home_again = self._transition(Event.CARRY_ON_HOME)
-            asked = self._homes_asked
         if homing:
-            if home_again and self._home_and_wait(asked, generation):
-                with self._lock:
-                    self._must_home = False
-            self._rederive()
-            self._notify()
-            return
-        if not self.home_on_connect:
-            # Only a turn of the master's still under way, cut short by the link, goes on.
+            self._carry_on_homing(pico, generation)
+        elif not self.home_on_connect:
+            if cut:
+                self._carry_on_turn(pico, generation)
+        else:
+            self._home_and_return(generation)
+
+    def _halt_what_nobody_stands_behind(self, pico: dict[str, Any]) -> None:
+        """A Pico moving on a command the host no longer stands behind (the stop button
+        while the link was down, a turn given up or over) is stopped before anything
+        (lock held)."""
+        if self._stop_unsent or (not self._in_hand() and pico.get("state") in (P.MOVING, P.HOMING)):
+            self.link.submit(P.STOP, callback=self._after_stop)
+        self._stop_unsent = False
+
+    def _carry_on_homing(self, pico: dict[str, Any], generation: int) -> None:
+        """The master's homing the link cut off, back before the give-up."""
+        with self._lock:
+            home_again = False
+            if pico.get("homed") or pico.get("state") == P.HOMING:
+                # the Pico homed (or is homing) on its own: follow its word from here
+                self._transition(Event.FOLLOW_PICO)
+            else:
+                # it lost power (or never heard the HOME): the master's homing goes on,
+                # still shown as homing (hands off)
+                home_again = self._transition(Event.CARRY_ON_HOME)
+            asked = self._homes_asked
+        if home_again and self._home_and_wait(asked, generation):
             with self._lock:
-                go_on = (cut and self._moving_turn() and generation == self._stop_generation
-                         and self._transition(Event.CARRY_ON))
-                if go_on and self._home_unseen and pico.get("homed"):
-                    # the turn's homing ended while we could not hear: home is step 0 again
-                    self._home_unseen = False
-                    self._goal_from_home()
-            if go_on:
-                self._move(generation)
-            return
-        # No last_move of its own: the game did not ask for this homing, and the table
-        # treats a finished move as "the floor turned". A turn cut short by an unplug
-        # stays "moving" until the floor gets there (or faults).
+                self._must_home = False
+        self._rederive()
+        self._notify()
+
+    def _carry_on_turn(self, pico: dict[str, Any], generation: int) -> None:
+        """Only a turn of the master's still under way, cut short by the link, goes on."""
+        with self._lock:
+            go_on = (self._moving_turn() and generation == self._stop_generation
+                     and self._transition(Event.CARRY_ON))
+            if go_on and self._home_unseen and pico.get("homed"):
+                # the turn's homing ended while we could not hear: home is step 0 again
+                self._home_unseen = False
+                self._goal_from_home()
+        if go_on:
+            self._move(generation)
+
+    def _home_and_return(self, generation: int) -> None:
+        """``home_on_connect``: home, then back to the goal. No last_move of its own: the
+        game did not ask for this homing, and the table treats a finished move as "the
+        floor turned". A turn cut short by an unplug stays "moving" until the floor gets
+        there (or faults)."""
         if not self._home_and_wait(generation=generation):
             return
         with self._lock:
