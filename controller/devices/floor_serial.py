@@ -24,12 +24,85 @@ if the link is back in time, else given up, never begun again later). Every moti
 command goes out under the floor's lock with the stop generation it belongs to, so
 a stop, a give-up or the end of the turn can never be overtaken by a carry-on.
 
+The Pico's step count is the floor's position only while it is *trusted*: the Pico
+says it is homed and no turn was finished by hand since (``_must_home``). An
+untrusted count (a Pico that woke from a power cut counts from where it woke; after
+a turn by hand the floor stands where the master put it) never confirms a turn and
+never says where the floor stands: the goal does (or the turn's start while the turn
+homes first), so the tablet's "N more ants" is counted in one frame.
+
+The move in hand is an explicit state machine (``Phase``; the link's own states are
+``pico_link.LinkState``). Every change of phase goes through ``_transition(event)``
+(lock held), which looks the pair up in ``TRANSITIONS``; a pair the table does not
+list is refused (the phase stays) and logged as a warning. "=" keeps the phase.
+
+    event           from                                                to
+    ask             any                                                 asked
+    ask_home        any                                                 home_asked
+    ask_offline     any                                                 cut_off
+    home_answered   home_asked                                          under_way
+    home_answered   rest asked under_way cut_off resync given_up        =
+    goal_confirmed  asked cut_off                                       under_way
+    goal_confirmed  rest home_asked under_way resync given_up           =
+    homing_failed   asked                                               under_way
+    homing_failed   rest home_asked under_way cut_off resync given_up   =
+    pico_rests      under_way                                           rest
+    follow_pico     cut_off resync                                      under_way
+    carry_on        cut_off resync                                      asked
+    carry_on_home   cut_off resync                                      home_asked
+    resynced        resync                                              asked
+    resync_ended    resync                                              under_way
+    resync_ended    rest asked home_asked under_way cut_off given_up    =
+    refused         asked                                               rest
+    stop            rest asked home_asked under_way cut_off resync      rest
+    stop            given_up                                            =
+    give_up         asked home_asked under_way cut_off resync           given_up
+    cut             asked home_asked under_way cut_off resync           cut_off
+    link_down       rest asked home_asked under_way cut_off resync      rest
+    link_down       given_up                                            =
+    connect         rest cut_off given_up                               =
+    connect         asked home_asked under_way resync                   rest
+    connect_homing  rest cut_off asked home_asked under_way resync      resync
+    connect_homing  given_up                                            =
+
+The give-up countdown runs only in ``cut_off``: ``ask_offline`` starts it afresh,
+``cut`` unless one runs; ``connect``, ``connect_homing`` and every way out of
+``cut_off`` cancel it.
+
+What each phase means, and how it reads the Pico's word (``_derive_state``):
+
+- ``rest``: no move in hand (none yet, or it ended done, stopped or in a fault).
+- ``asked``: a turn (or a nudge, or the resync's way back to the goal) is asked and
+  the Pico has not confirmed its goal with a trusted count: an "idle" or "fault"
+  from before never ends it (homing first is part of it: shown "moving").
+- ``home_asked``: a HOME is asked and the Pico has not answered it: its "idle" or
+  "fault" describe the floor before that homing.
+- ``under_way``: the Pico is on it; its next "idle" or "fault" ends the move
+  (``pico_rests``).
+- ``cut_off``: the link went (or the move was asked while it was down) with a move in
+  hand: hands off, and a countdown as long as a powered Pico could move by itself
+  gives it up (``give_up``) unless the link is back; once back, the resync decides
+  (``follow_pico``, ``carry_on``, ``carry_on_home``) unless the Pico's own word
+  confirms the goal first.
+- ``resync``: ``home_on_connect``: homing and the way back to the goal after a
+  connect; an "idle" is not the end of it.
+- ``given_up``: the move in hand could not be finished safely: at rest its fault is
+  ``link_lost`` until the next move.
+
+Beside the phase a few facts outlive a move: ``_must_home`` (the Pico's count is not
+the floor's: the next turn homes first), ``_position_lost``, ``_home_unseen`` (a HOME
+went out whose end was not seen), ``_stop_unsent`` (a STOP owed to the Pico),
+``_turn_open`` (the game still waits for the turn), and two tokens: ``_epoch`` (one
+per connection) and ``_stop_generation`` (one per stop, give-up or end of turn).
+
 Status follows the other back-ends: ``fault`` is a sentence for the tablet,
 ``last_move`` = {ants, direction | steps | home, result: moving/done/stopped/fault};
-``link`` adds the link state (connected, reconnecting, wrong_firmware, ...).
+``link`` adds the link state (connected, reconnecting, wrong_firmware, ...) and
+``phase`` the phase above.
 """
 from __future__ import annotations
 
+import enum
 import logging
 import queue
 import threading
@@ -59,6 +132,88 @@ FAULTS = {
     "link_lost_home": "the link to the Pico was lost during homing: home the floor again once "
                       "the Pico is back",
 }
+
+
+class Phase(enum.StrEnum):
+    """The move in hand, as the host sees it (see the module's table)."""
+
+    REST = "rest"
+    ASKED = "asked"
+    HOME_ASKED = "home_asked"
+    UNDER_WAY = "under_way"
+    CUT_OFF = "cut_off"
+    RESYNC = "resync"
+    GIVEN_UP = "given_up"
+
+
+class Event(enum.StrEnum):
+    """What happens to the move in hand: asked for, answered, cut, carried on, given up."""
+
+    ASK = "ask"                        # a turn or nudge asked, the link up
+    ASK_HOME = "ask_home"              # a homing asked, the link up
+    ASK_OFFLINE = "ask_offline"        # either, the link down
+    HOME_ANSWERED = "home_answered"    # the Pico answered the latest HOME
+    GOAL_CONFIRMED = "goal_confirmed"  # a trusted count says the Pico heads for the goal
+    HOMING_FAILED = "homing_failed"    # a turn's homing first did not home: its fault ends the turn
+    PICO_RESTS = "pico_rests"          # the Pico says idle or fault about the move under way
+    FOLLOW_PICO = "follow_pico"        # back after a cut: the Pico homed (or homes) on its own
+    CARRY_ON = "carry_on"              # back in time: the cut-off turn goes on
+    CARRY_ON_HOME = "carry_on_home"    # back in time: the cut-off homing is begun again
+    RESYNCED = "resynced"              # home_on_connect: homed; the way back to the goal goes out
+    RESYNC_ENDED = "resync_ended"      # home_on_connect: the resync ended without the way back
+    REFUSED = "refused"                # the Pico refused the turn
+    STOP = "stop"                      # the stop button, or the end of the turn, with the link up
+    GIVE_UP = "give_up"                # the move cannot be finished safely
+    CUT = "cut"                        # the link went with a move in hand
+    LINK_DOWN = "link_down"            # the link went, nothing in hand
+    CONNECT = "connect"                # the link is up
+    CONNECT_HOMING = "connect_homing"  # the link is up, home_on_connect
+
+
+def _rows() -> dict[tuple[Phase, Event], Phase]:
+    """The table of the module's docstring, as (phase, event) -> next phase."""
+    R, A, H, U, C, S, G = (Phase.REST, Phase.ASKED, Phase.HOME_ASKED, Phase.UNDER_WAY,
+                           Phase.CUT_OFF, Phase.RESYNC, Phase.GIVEN_UP)
+    every = tuple(Phase)
+    same = None                        # the phase stays
+    rows: list[tuple[Event, tuple[Phase, ...], Phase | None]] = [
+        (Event.ASK, every, A),
+        (Event.ASK_HOME, every, H),
+        (Event.ASK_OFFLINE, every, C),
+        (Event.HOME_ANSWERED, (H,), U),
+        (Event.HOME_ANSWERED, (R, A, U, C, S, G), same),     # late: a stop or a newer move came
+        (Event.GOAL_CONFIRMED, (A, C), U),
+        (Event.GOAL_CONFIRMED, (R, H, U, S, G), same),        # nothing to confirm, or resync
+        (Event.HOMING_FAILED, (A,), U),
+        (Event.HOMING_FAILED, (R, H, U, C, S, G), same),      # a stop, a newer move, a cut
+        (Event.PICO_RESTS, (U,), R),
+        (Event.FOLLOW_PICO, (C, S), U),
+        (Event.CARRY_ON, (C, S), A),
+        (Event.CARRY_ON_HOME, (C, S), H),
+        (Event.RESYNCED, (S,), A),
+        (Event.RESYNC_ENDED, (S,), U),
+        (Event.RESYNC_ENDED, (R, A, H, U, C, G), same),       # a stop, a move or a cut came first
+        (Event.REFUSED, (A,), R),
+        (Event.STOP, (R, A, H, U, C, S), R),
+        (Event.STOP, (G,), same),                             # given up stays given up
+        (Event.GIVE_UP, (A, H, U, C, S), G),
+        (Event.CUT, (A, H, U, C, S), C),
+        (Event.LINK_DOWN, (R, A, H, U, C, S), R),
+        (Event.LINK_DOWN, (G,), same),
+        (Event.CONNECT, (R, C, G), same),
+        (Event.CONNECT, (A, H, U, S), R),          # asked under the wrong firmware: in fault
+        (Event.CONNECT_HOMING, (R, C, A, H, U, S), S),
+        (Event.CONNECT_HOMING, (G,), same),
+    ]
+    table: dict[tuple[Phase, Event], Phase] = {}
+    for event, froms, to in rows:
+        for phase in froms:
+            assert (phase, event) not in table, (phase, event)
+            table[phase, event] = phase if to is None else to
+    return table
+
+
+TRANSITIONS = _rows()
 
 
 class SerialForestFloor(ForestFloor):
@@ -93,26 +248,18 @@ class SerialForestFloor(ForestFloor):
         # (move_steps) run on a guess, so they turn it off and a turn turns it on again.
         self.jam_watch = True
         self._sent_watch: bool | None = None   # what the Pico was last configured with
+        self.phase = Phase.REST            # the move in hand (see the module's table)
         self._goal = 0.0                   # steps from home where the game wants the floor
         self._pico: dict[str, Any] | None = None
-        self._pending_move = False         # a move asked for that the Pico has not confirmed
-        # home() calls asked for and answered by the Pico: until the Pico answers the
-        # HOME, every status it sends describes the floor *before* that homing
-        self._homes_asked = 0
-        self._homes_answered = 0
-        self._resyncing = False            # between (re)connecting and reaching the goal again
+        self._homes_asked = 0              # home() calls: a HOME's reply answers the latest only
         self._move_from: float | None = None   # the goal (steps from home) the current turn began at
         self._turn_goal = 0.0              # the goal the current turn heads for
-        # The link went down mid-move: the move waits (hands off) until a powered Pico must
-        # have finished on its own; then it is given up. ``_lost_epoch`` names that outage.
-        self._lost_epoch: int | None = None
+        # counts down, while the phase is cut_off, to the moment a powered Pico must have stopped
         self._give_up_timer: threading.Timer | None = None
         self._position_lost = False        # a turn given up: where the floor stands is unknown
-        self._given_up: str | None = None  # the FAULTS key of a move given up, until the next move
         self._must_home = False            # the Pico's count is no longer the floor's: home first
         self._home_unseen = False          # a HOME went out whose end we did not see
         self._stop_unsent = False          # a stop pressed while the link was down
-        self._cut_short = False            # the move in hand was under way when the link went
         self._turn_open = False            # the game waits for the current turn
         self._epoch = 0                    # counts connections; a resync belongs to one
         self._stop_generation = 0
@@ -144,16 +291,16 @@ class SerialForestFloor(ForestFloor):
     def stop(self) -> None:
         with self._lock:
             self._stop_generation += 1
-            self._pending_move = False
-            self._homes_answered = self._homes_asked
             if self.link.state == CONNECTED:
-                if self._moving_turn() and not (self._pico and self._pico["homed"]):
-                    # The Pico counts from where it woke (a power cut, a reset), not from
-                    # home: where the stopped turn left the floor is unknown, so the master
+                if self._moving_turn() and not self._count_trusted():
+                    # The Pico counts from where it woke (a power cut, a reset), or from a
+                    # homing the master's hand has undone since, not from where this turn
+                    # began: where the stopped turn left the floor is unknown, so the master
                     # sets the whole turn by hand (not "N more" from a count that means
-                    # nothing). The next turn homes first: the Pico is not homed.
+                    # nothing). The next turn homes first.
                     self._position_lost = True
                 self._finish_move("stopped")
+                self._transition(Event.STOP)
                 self.link.submit(P.STOP, callback=self._after_stop)
             else:
                 # The stop cannot reach the Pico; a powered one may still be turning. It
@@ -164,6 +311,7 @@ class SerialForestFloor(ForestFloor):
                     self._give_up_now()
                 else:
                     self._finish_move("stopped")
+                    self._transition(Event.STOP)
         self._notify()
 
     def turn_over(self) -> None:
@@ -177,8 +325,8 @@ class SerialForestFloor(ForestFloor):
             if result == "moving":
                 if self.link.state == CONNECTED:
                     self._stop_generation += 1
-                    self._pending_move = False
                     self._finish_move("stopped")
+                    self._transition(Event.STOP)
                     self.link.submit(P.STOP, callback=self._after_stop)
                 else:
                     self._stop_unsent = True
@@ -192,11 +340,16 @@ class SerialForestFloor(ForestFloor):
 
     @property
     def position(self) -> float:
-        steps = self._pico["position"] if self._pico else self._goal
         if (self.fault_code == "jam" or self._position_lost) and self._move_from is not None:
             # The Pico counts the steps it sent; a jammed floor did not follow them. Where
             # the move began is the last place the floor is known to have stood.
             steps = self._move_from
+        elif self._pico is not None and self._count_trusted():
+            steps = self._pico["position"]
+        elif self._moving_turn() and self._move_from is not None:
+            steps = self._move_from     # homing first: the turn itself has not begun
+        else:
+            steps = self._goal          # at rest where the game (or the master's hand) put it
         return (steps / self.steps_per_ant) % self.ants_around
 
     def status(self) -> dict[str, Any]:
@@ -206,13 +359,13 @@ class SerialForestFloor(ForestFloor):
             "backend": "serial",
             "fault_code": self.fault_code,
             "position_lost": self._position_lost,
-            "homed": (bool(self._pico and self._pico["homed"]) and not self._resyncing
-                      and not self._must_home),
+            "homed": self._count_trusted() and self.phase is not Phase.RESYNC,
             "steps": self._pico["position"] if self._pico else None,
             "goal": round((self._goal / self.steps_per_ant) % self.ants_around, 3),
-            "link": {"state": self.link.state, "message": self.link.message, "port": self.link.port,
-                     "firmware": hello.get("firmware"), "protocol": hello.get("protocol"),
-                     "rtt": self.link.rtt_summary()},
+            "phase": str(self.phase),
+            "link": {"state": str(self.link.state), "message": self.link.message,
+                     "port": self.link.port, "firmware": hello.get("firmware"),
+                     "protocol": hello.get("protocol"), "rtt": self.link.rtt_summary()},
         })
         return status
 
@@ -231,6 +384,30 @@ class SerialForestFloor(ForestFloor):
         self.link.close()
         self._worker.join(timeout=3)
 
+    # --- the state machine (lock held) ---------------------------------------------
+    def _transition(self, event: Event) -> bool:
+        """The one place the phase changes: ``TRANSITIONS`` says to what. A pair it does
+        not list is refused (the phase stays) and logged. Entering ``cut_off`` starts
+        the give-up countdown (``ask_offline`` afresh, ``cut`` unless one runs); leaving
+        it, or the link coming back, cancels it. False when refused."""
+        to = TRANSITIONS.get((self.phase, event))
+        if to is None:
+            log.warning("forest floor: %s in phase %s is not in the transition table; refused",
+                        event, self.phase)
+            return False
+        self.phase = to
+        if to is not Phase.CUT_OFF or event in (Event.CONNECT, Event.CONNECT_HOMING):
+            self._cancel_give_up()
+        elif event is Event.ASK_OFFLINE or self._give_up_timer is None:
+            self._schedule_give_up(self._settle_s())
+        self._changed.notify_all()
+        return True
+
+    def _count_trusted(self) -> bool:
+        """The Pico's step count is the floor's: it is homed, and no hand turned the
+        floor since (lock held, or a glance)."""
+        return bool(self._pico and self._pico["homed"]) and not self._must_home
+
     # --- planning (lock held): the host keeps the goal, the worker tells the Pico -------
     def _check_free(self) -> None:
         """Never busy: a turn asked for while another runs moves the goal on."""
@@ -248,7 +425,6 @@ class SerialForestFloor(ForestFloor):
         self._move_from = self._goal       # where the game had the floor when this turn began
         self._goal += steps
         self._turn_goal = self._goal
-        self._pending_move = True
         return self._job("move")
 
     def _plan_home(self) -> Launch:
@@ -259,17 +435,15 @@ class SerialForestFloor(ForestFloor):
     def _job(self, kind: str) -> Launch:
         if self.link.state not in (CONNECTED, WRONG_FIRMWARE):
             # asked while the link is down: it waits for the link, but not for ever
-            self._cut_short = True
-            self._schedule_give_up(self._settle_s())
+            self._transition(Event.ASK_OFFLINE)
+        else:
+            self._transition(Event.ASK_HOME if kind == "home" else Event.ASK)
         job = (kind, self._stop_generation)
         return lambda: self._jobs.put(job)
 
     def _begin_move(self, state: str, move: Move) -> None:
         fault = self.fault
-        self._cancel_give_up()
         self._position_lost = False
-        self._given_up = None
-        self._cut_short = False
         super()._begin_move(state, move)
         if self.fault_code == "wrong_firmware":
             # nothing turns until the right firmware is flashed: the floor stays in fault
@@ -282,50 +456,41 @@ class SerialForestFloor(ForestFloor):
         self.fault = FAULTS.get(code, code) if code else None
 
     def _derive_state(self) -> bool:
-        """State, fault and last_move from the Pico's last word and what we asked since.
+        """State, fault and last_move from the Pico's last word, read in the phase.
 
         A word the Pico sent before it heard our latest command describes the floor
         before that command: it may say "idle" or "fault" about the last move, but it
-        must never end the new one. So until the Pico answers a HOME (or confirms the
-        goal of a turn) the floor stays homing (moving), whatever older statuses say.
-        While the link is down a move in hand stays moving (hands off: a powered Pico
-        may still be turning) until it is carried on or given up.
+        must never end the new one. So while the phase is ``asked`` or ``home_asked``
+        (or ``cut_off``, the resync deciding) the floor stays moving (homing), whatever
+        older statuses say. While the link is down a move in hand stays moving (hands
+        off: a powered Pico may still be turning) until it is carried on or given up.
         """
         pico = self._pico
+        phase = self.phase
         if self.link.state == WRONG_FIRMWARE:
             self.state = FAULT
             self._set_fault("wrong_firmware")
         elif self.link.state != CONNECTED:
             # Nothing the Pico said before the cut describes the floor now: a move in
             # hand stays moving (hands off) until carried on or given up; else as it was.
-            if self.last_move and self.last_move["result"] == "moving":
-                self.state = HOMING if "home" in self.last_move else MOVING
+            if self._in_hand():
+                self.state = HOMING if self._homing_in_hand() else MOVING
                 self._set_fault(None)
         elif pico is not None:
-            state = P.STATE_NAMES[pico["state"]]
-            if state in (IDLE, FAULT) and self._homes_asked > self._homes_answered:
-                state = HOMING      # from before our HOME: not the end of this homing
-            elif state == IDLE and self._resyncing:
-                state = HOMING      # connected, but not homed and back at the goal yet
-            elif state in (IDLE, FAULT) and self._pending_move:
-                state = MOVING      # asked to turn; the Pico just has not heard yet
-            if (state == HOMING and self.last_move and self.last_move["result"] == "moving"
-                    and "home" not in self.last_move):
-                state = MOVING      # homing first, as part of the master's turn: hands off
+            state = self._read_pico(P.STATE_NAMES[pico["state"]])
             code = pico["fault"]
             if state == FAULT:
                 # a jam, a stall, a lost mark: the move ends as "fault" with a sentence
                 name = (P.FAULT_NAMES[code] if 0 < code < len(P.FAULT_NAMES) else None) or "fault"
                 self.fault_code = name
                 self._come_to_rest("fault", fault=FAULTS.get(name, name))
-            elif state == IDLE and self._given_up:
+            elif state == IDLE and phase is Phase.GIVEN_UP:
                 # a move given up: at rest, but where is unknown until the next move homes
-                self._come_to_rest("fault", fault=FAULTS[self._given_up])
+                self._come_to_rest("fault", fault=FAULTS[self._given_up_key()])
                 self.fault_code = "link_lost"
             elif state == IDLE:
                 self.fault_code = None
-                if (pico["homed"] and self.last_move and self.last_move.get("home")
-                        and self.last_move["result"] == "moving"):
+                if pico["homed"] and self._homing_in_hand():
                     # the homing asked for is done: the Pico's count is the floor's again,
                     # in the same breath as "done" (the worker's word on it may come later)
                     self._must_home = False
@@ -333,13 +498,32 @@ class SerialForestFloor(ForestFloor):
             else:
                 self.state = state
                 self._set_fault(None)
+            if state in (IDLE, FAULT) and phase is Phase.UNDER_WAY:
+                self._transition(Event.PICO_RESTS)
         if self.state == FAULT and self.link.state == WRONG_FIRMWARE:
             self._finish_move("fault")
         self._changed.notify_all()
         seen = (self.state, self.fault, pico and pico["position"], pico and pico["homed"],
-                self._resyncing, self.last_move and self.last_move["result"], self.link.state)
+                self.phase, self.last_move and self.last_move["result"], self.link.state)
         changed, self._seen = seen != self._seen, seen
         return changed
+
+    def _read_pico(self, state: str) -> str:
+        """The Pico's state as the phase lets it count (lock held): an "idle" or "fault"
+        from before the move in hand was heard is not its end."""
+        phase = self.phase
+        early = state in (IDLE, FAULT)
+        if early and (phase is Phase.HOME_ASKED
+                      or (phase is Phase.CUT_OFF and self._homing_in_hand())):
+            state = HOMING      # from before our HOME: not the end of this homing
+        elif state == IDLE and phase is Phase.RESYNC:
+            state = HOMING      # connected, but not homed and back at the goal yet
+        elif early and (phase in (Phase.ASKED, Phase.CUT_OFF)
+                        or (phase is Phase.RESYNC and self._moving_turn())):
+            state = MOVING      # asked to turn; the Pico just has not heard yet
+        if state == HOMING and self._in_hand() and not self._homing_in_hand():
+            state = MOVING      # homing first, as part of the master's turn: hands off
+        return state
 
     def _rederive(self) -> None:
         with self._lock:
@@ -347,9 +531,19 @@ class SerialForestFloor(ForestFloor):
         if changed:
             self._notify()
 
+    def _in_hand(self) -> bool:
+        """A move is under way, as far as the game is told (lock held)."""
+        return bool(self.last_move and self.last_move["result"] == "moving")
+
+    def _homing_in_hand(self) -> bool:
+        return self._in_hand() and "home" in (self.last_move or {})
+
     def _moving_turn(self) -> bool:
         """A turn of the master's is under way (lock held)."""
-        return bool(self.last_move and self.last_move["result"] == "moving" and "ants" in self.last_move)
+        return self._in_hand() and "ants" in (self.last_move or {})
+
+    def _given_up_key(self) -> str:
+        return "link_lost_home" if self.last_move and "home" in self.last_move else "link_lost"
 
     # --- a link fault in the middle of a move (lock held unless said) -----------------------
     def _settle_s(self) -> float:
@@ -379,8 +573,8 @@ class SerialForestFloor(ForestFloor):
         """Timer thread: the link is still down when a powered Pico must have stopped."""
         with self._lock:
             if (self.link.state == CONNECTED or epoch != self._epoch
-                    or generation != self._stop_generation
-                    or not (self.last_move and self.last_move["result"] == "moving")):
+                    or generation != self._stop_generation or self.phase is not Phase.CUT_OFF
+                    or not self._in_hand()):
                 return
             self._give_up_now()
         self._notify()
@@ -389,41 +583,29 @@ class SerialForestFloor(ForestFloor):
         """The move in hand cannot be finished safely (lock held): it ends as fault
         ``link_lost``, nothing of it is ever sent again, and the next turn homes first."""
         assert self.last_move is not None
-        self._cancel_give_up()
         self._stop_generation += 1
-        self._pending_move = False
-        self._homes_answered = self._homes_asked
+        self._transition(Event.GIVE_UP)
         self._must_home = True
-        homing = "home" in self.last_move
-        self._position_lost = not homing
-        self._given_up = "link_lost_home" if homing else "link_lost"
+        self._position_lost = "home" not in self.last_move
         self.fault_code = "link_lost"
-        self._come_to_rest("fault", fault=FAULTS[self._given_up])
+        self._come_to_rest("fault", fault=FAULTS[self._given_up_key()])
 
     # --- link callbacks (I/O thread: never block here) ------------------------
     def _on_link(self, state: str, message: str) -> None:
         log.info("forest floor link %s: %s", state, message)
         with self._lock:
-            if state != CONNECTED and self._pico is not None:
-                # Whatever happens out of our sight (a power cut, a reset) may move the
-                # floor or make the Pico forget home; keep the last position for the
-                # tablet but trust it again only after the next homing.
-                self._pico = dict(self._pico, homed=False)
-            if (state != CONNECTED and self._give_up_timer is None and self.last_move
-                    and self.last_move["result"] == "moving"):
+            if state != CONNECTED:
+                if self._pico is not None:
+                    # Whatever happens out of our sight (a power cut, a reset) may move the
+                    # floor or make the Pico forget home; keep the last count for the
+                    # tablet but trust it again only once the Pico says it is homed.
+                    self._pico = dict(self._pico, homed=False)
                 # Cut off mid-move: wait (hands off) as long as a powered Pico could still
                 # be moving by itself, then give the move up unless the link is back.
-                if "home" in self.last_move:
-                    # no status from before the cut may end this homing
-                    self._homes_answered = min(self._homes_answered, self._homes_asked - 1)
-                self._cut_short = True
-                self._schedule_give_up(self._settle_s())
-            if state == CONNECTED:
-                self._cancel_give_up()
-                self._resyncing = self.home_on_connect
-                if self._moving_turn():
-                    # a turn the link dropped in the middle of: the resync carries it on
-                    self._pending_move = True
+                self._transition(Event.CUT if self._in_hand() else Event.LINK_DOWN)
+            else:
+                # a move the link dropped in the middle of: the resync carries it on
+                self._transition(Event.CONNECT_HOMING if self.home_on_connect else Event.CONNECT)
                 self._sent_watch = None
                 self._epoch += 1
                 if self.fault_code == "wrong_firmware":
@@ -437,8 +619,10 @@ class SerialForestFloor(ForestFloor):
     def _on_status(self, pico: dict[str, Any]) -> None:
         with self._lock:
             self._pico = pico
-            if self._pending_move and pico["target"] == round(self._goal) and pico["homed"]:
-                self._pending_move = False
+            # Only a trusted count confirms the goal: a Pico homed before the master's
+            # hand turned the floor may stand at the goal's number by chance, far from it.
+            if self._count_trusted() and pico["target"] == round(self._goal):
+                self._transition(Event.GOAL_CONFIRMED)
         self._rederive()
 
     def _after_stop(self, pending: Pending) -> None:
@@ -479,7 +663,7 @@ class SerialForestFloor(ForestFloor):
         finally:
             with self._lock:
                 if epoch == self._epoch:
-                    self._resyncing = False
+                    self._transition(Event.RESYNC_ENDED)
             self._rederive()
 
     def _configure(self) -> None:
@@ -496,60 +680,77 @@ class SerialForestFloor(ForestFloor):
             log.warning("the Pico refused its configuration: %s", reply.error)
 
     def _configure_home_and_return(self) -> None:
+        """After a connect: CONFIG, a STOP if the Pico moves on a command the host no
+        longer stands behind, then the move the link cut off (``cut_off`` or ``resync``
+        with a move in hand): followed, carried on or begun again; and with
+        ``home_on_connect`` the homing and the way back to the goal."""
         generation = self._stop_generation
         self._configure()               # its reply brings the Pico's own word on where it is
         with self._lock:
             pico = self._pico or {}
-            in_hand = bool(self.last_move and self.last_move["result"] == "moving")
-            # A Pico moving on a command the host no longer stands behind (the stop button
-            # while the link was down, a turn given up or over) is stopped before anything.
-            halt = self._stop_unsent or (not in_hand and pico.get("state") in (P.MOVING, P.HOMING))
-            self._stop_unsent = False
-            if halt:
-                self.link.submit(P.STOP, callback=self._after_stop)
-            # only a homing the link cut short; one asked since the connect runs as asked
-            cut = self._cut_short
-            self._cut_short = False
-            homing = in_hand and cut and self.last_move is not None and "home" in self.last_move
-            home_again = False
-            if homing:
-                if pico.get("homed") or pico.get("state") == P.HOMING:
-                    # the Pico homed (or is homing) on its own: follow its word from here
-                    self._homes_answered = self._homes_asked
-                else:
-                    # it lost power (or never heard the HOME): back before the give-up, so
-                    # the master's homing goes on, still shown as homing (hands off)
-                    home_again = True
-            asked = self._homes_asked
+            self._halt_what_nobody_stands_behind(pico)
+            # only a move the link cut off; one asked since the connect runs as asked
+            cut = self._in_hand() and self.phase in (Phase.CUT_OFF, Phase.RESYNC)
+            homing = cut and self._homing_in_hand()
         if homing:
-            if home_again and self._home_and_wait(asked, generation):
-                with self._lock:
-                    self._must_home = False
-            self._rederive()
-            self._notify()
-            return
-        if not self.home_on_connect:
-            # Only a turn of the master's still under way, cut short by the link, goes on.
+            self._carry_on_homing(pico, generation)
+        elif not self.home_on_connect:
+            if cut:
+                self._carry_on_turn(pico, generation)
+        else:
+            self._home_and_return(generation)
+
+    def _halt_what_nobody_stands_behind(self, pico: dict[str, Any]) -> None:
+        """A Pico moving on a command the host no longer stands behind (the stop button
+        while the link was down, a turn given up or over) is stopped before anything
+        (lock held)."""
+        if self._stop_unsent or (not self._in_hand() and pico.get("state") in (P.MOVING, P.HOMING)):
+            self.link.submit(P.STOP, callback=self._after_stop)
+        self._stop_unsent = False
+
+    def _carry_on_homing(self, pico: dict[str, Any], generation: int) -> None:
+        """The master's homing the link cut off, back before the give-up."""
+        with self._lock:
+            home_again = False
+            if pico.get("homed") or pico.get("state") == P.HOMING:
+                # the Pico homed (or is homing) on its own: follow its word from here
+                self._transition(Event.FOLLOW_PICO)
+            else:
+                # it lost power (or never heard the HOME): the master's homing goes on,
+                # still shown as homing (hands off)
+                home_again = self._transition(Event.CARRY_ON_HOME)
+            asked = self._homes_asked
+        if home_again and self._home_and_wait(asked, generation):
             with self._lock:
-                go_on = (cut and self._pending_move and self._moving_turn()
-                         and generation == self._stop_generation)
-                if go_on and self._home_unseen and pico.get("homed"):
-                    # the turn's homing ended while we could not hear: home is step 0 again
-                    self._home_unseen = False
-                    self._goal_from_home()
-            if go_on:
-                self._move(generation)
-            return
-        # No last_move of its own: the game did not ask for this homing, and the table
-        # treats a finished move as "the floor turned". A turn cut short by an unplug
-        # stays "moving" until the floor gets there (or faults).
+                self._must_home = False
+        self._rederive()
+        self._notify()
+
+    def _carry_on_turn(self, pico: dict[str, Any], generation: int) -> None:
+        """Only a turn of the master's still under way, cut short by the link, goes on."""
+        with self._lock:
+            go_on = (self._moving_turn() and generation == self._stop_generation
+                     and self._transition(Event.CARRY_ON))
+            if go_on and self._home_unseen and pico.get("homed"):
+                # the turn's homing ended while we could not hear: home is step 0 again
+                self._home_unseen = False
+                self._goal_from_home()
+        if go_on:
+            self._move(generation)
+
+    def _home_and_return(self, generation: int) -> None:
+        """``home_on_connect``: home, then back to the goal. No last_move of its own: the
+        game did not ask for this homing, and the table treats a finished move as "the
+        floor turned". A turn cut short by an unplug stays "moving" until the floor gets
+        there (or faults)."""
         if not self._home_and_wait(generation=generation):
             return
         with self._lock:
             self._must_home = False
             self._goal_from_home()
-            self._pending_move = generation == self._stop_generation
-        if self._pending_move:
+            back = (generation == self._stop_generation and self.phase is Phase.RESYNC
+                    and self._transition(Event.RESYNCED))
+        if back:
             self._move(generation)
 
     def _goal_from_home(self) -> None:
@@ -583,7 +784,7 @@ class SerialForestFloor(ForestFloor):
     def _home_and_wait(self, asked: int | None = None, generation: int | None = None) -> bool:
         """HOME and wait until homing ends. True when the floor is homed.
 
-        ``asked``: the home() calls this HOME answers (None: a homing of the turn or of
+        ``asked``: the home() call this HOME answers (None: a homing of the turn or of
         the resync, which the game did not ask for as such). A homing the Pico is already
         on (reconnected in the middle of one) is waited for, not begun again.
         """
@@ -592,7 +793,8 @@ class SerialForestFloor(ForestFloor):
             # later one: from here on the Pico's words are about this homing.
             if asked is not None and pending.reply is not None:
                 with self._lock:
-                    self._homes_answered = max(self._homes_answered, asked)
+                    if asked == self._homes_asked:
+                        self._transition(Event.HOME_ANSWERED)
                 self._rederive()
 
         if generation is None:
@@ -647,9 +849,9 @@ class SerialForestFloor(ForestFloor):
                 else:
                     # the homing faulted (its fault ends the turn) or a stop came in between;
                     # or the link dropped and came back, and that connect's resync (queued
-                    # behind this) carries the turn on: it must still find the turn pending
+                    # behind this) carries the turn on: it must still find the turn cut off
                     if epoch == self._epoch:
-                        self._pending_move = False
+                        self._transition(Event.HOMING_FAILED)
                     homed = False
             if not homed:
                 self._rederive()
@@ -660,7 +862,7 @@ class SerialForestFloor(ForestFloor):
         if reply.error:
             log.warning("forest floor refused the turn: %s", reply.error)
             with self._lock:
-                self._pending_move = False
+                self._transition(Event.REFUSED)
                 self._finish_move("fault")
                 self.fault = f"the Pico refused the turn ({reply.error}): turn the floor by hand"
             self._notify()

@@ -6,9 +6,23 @@ unanswered ones with a timeout that doubles each time, pings as a heartbeat,
 declares the link lost after ``lost_after_s`` of silence, and then reopens the
 port with growing back-off until the Pico answers again. Callers submit commands
 from any thread and wait on the returned ``Pending``.
+
+The link's state (``LinkState``) changes only in ``_set_state``, along this table (as
+Klipper's serialhdl keeps one reader per session: a session ends, the next begins with
+a hello); any other change is refused and logged:
+
+    from             to
+    connecting       connecting connected wrong_firmware closed
+    connected        reconnecting closed
+    reconnecting     reconnecting connected wrong_firmware closed
+    wrong_firmware   reconnecting connected wrong_firmware closed
+    closed           closed
+
+(connecting and reconnecting stay themselves on a failed attempt, with a new message.)
 """
 from __future__ import annotations
 
+import enum
 import errno
 import logging
 import os
@@ -31,8 +45,28 @@ log = logging.getLogger(__name__)
 
 PICO_VID = 0x2E8A          # Raspberry Pi (RP2040 boards running MicroPython)
 
-CONNECTING, CONNECTED, RECONNECTING, WRONG_FIRMWARE, CLOSED = (
-    "connecting", "connected", "reconnecting", "wrong_firmware", "closed")
+
+
+class LinkState(enum.StrEnum):
+    """Where the link is: a str, so the status and the tests read it as a word."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"
+    WRONG_FIRMWARE = "wrong_firmware"
+    CLOSED = "closed"
+
+
+CONNECTING, CONNECTED, RECONNECTING, WRONG_FIRMWARE, CLOSED = LinkState
+
+# The table of the module's docstring: from each state, the states it may change to.
+LINK_TRANSITIONS: dict[LinkState, frozenset[LinkState]] = {
+    CONNECTING: frozenset({CONNECTING, CONNECTED, WRONG_FIRMWARE, CLOSED}),
+    CONNECTED: frozenset({RECONNECTING, CLOSED}),
+    RECONNECTING: frozenset({RECONNECTING, CONNECTED, WRONG_FIRMWARE, CLOSED}),
+    WRONG_FIRMWARE: frozenset({RECONNECTING, CONNECTED, WRONG_FIRMWARE, CLOSED}),
+    CLOSED: frozenset({CLOSED}),
+}
 
 
 @dataclass
@@ -56,10 +90,14 @@ class LinkTimings:
     def from_section(cls, section: Mapping[str, Any]) -> "LinkTimings":
         """The two limits ``[forest_floor]`` sets (``link_heartbeat_s``, ``link_lost_after_s``);
         a hello may take as long as the link may stay silent, so a slow link (a Pico behind
-        a hub, an emulated one) that the maker gave more time gets it for hello too."""
+        a hub, an emulated one) that the maker gave more time gets it for hello too. Its
+        retransmissions may wait up to an eighth of that: a reply that takes seconds (no
+        round trip measured yet, or every one resent, which Karn's rule cannot sample) is
+        not buried under copies of its own command that the Pico must each answer again."""
         lost = section["link_lost_after_s"]
         return cls(heartbeat_s=section["link_heartbeat_s"], lost_after_s=lost,
-                   hello_timeout_s=max(cls.hello_timeout_s, lost))
+                   hello_timeout_s=max(cls.hello_timeout_s, lost),
+                   rto_max_s=max(cls.rto_max_s, lost / 8))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> "LinkTimings":
@@ -144,7 +182,7 @@ class PicoLink:
         self.timings = timings or LinkTimings()
         self.on_status = on_status
         self.on_state = on_state
-        self.state = CONNECTING
+        self.state: LinkState = CONNECTING
         self.message = "looking for the Pico"
         self.port: str | None = None
         self.hello: dict[str, Any] | None = None
@@ -171,8 +209,12 @@ class PicoLink:
                callback: Callable[[Pending], None] | None = None) -> Pending:
         pending = Pending(mtype, payload, callback)
         with self._lock:
-            if self.state != CONNECTED:
-                pending._finish(error=LinkDown(self.message))
+            # No port (dropped, the state not yet "reconnecting"): a command taken now would
+            # wait out the outage and go to the Pico in the next session, long after its
+            # sender stopped standing behind it.
+            if self.state != CONNECTED or self._ser is None:
+                pending._finish(error=LinkDown(self.message if self.state != CONNECTED
+                                               else "the Pico's port was just closed"))
                 return pending
             self._submitted.append(pending)
         self._wake()
@@ -435,9 +477,14 @@ class PicoLink:
         state = self.state if self.state in (CONNECTING, RECONNECTING) else RECONNECTING
         self._set_state(state, message)
 
-    def _set_state(self, state: str, message: str) -> None:
-        changed = (state, message) != (self.state, self.message)
+    def _set_state(self, state: LinkState, message: str) -> None:
+        """The one place the link's state changes, along ``LINK_TRANSITIONS``."""
         with self._lock:
+            if state not in LINK_TRANSITIONS[self.state]:
+                log.warning("the Pico link: %s -> %s is not in the transition table; refused",
+                            self.state, state)
+                return
+            changed = (state, message) != (self.state, self.message)
             self.state, self.message = state, message
         if changed and self.on_state:
             self.on_state(state, message)

@@ -33,6 +33,7 @@ from controller.devices.pico_link import LinkTimings
 from controller.devices.sim_pico import Faults, SimPico
 from controller.store import Store
 from controller.table import Table
+from tests.sizes import TIMEOUT_SCALE
 
 STEPS_PER_ANT = 10
 ANTS = 16
@@ -47,6 +48,10 @@ FAULTS = {
     "cable out long, Pico powered": (3.0, 4.0),
 }
 PATIENCE_S = 1.5       # a master who sees "turning" but nothing turn for this long taps STOP
+# A wait for a state (the link up, the floor at rest) gives it this long: only a run that
+# fails reaches it, however busy the machine (a CPU hog on every core holds the simulated
+# Pico up for seconds).
+STATE_WAIT_S = 60.0 * TIMEOUT_SCALE
 # Short link limits keep the run quick; the protocol is the same as with the defaults.
 FAST = {"heartbeat_s": 0.05, "lost_after_s": 0.3, "rto_s": 0.02, "rto_max_s": 0.2,
         "hello_timeout_s": 0.3, "backoff_s": 0.02, "backoff_max_s": 0.2}
@@ -134,7 +139,7 @@ class Rig:
         raise AssertionError("the game never came to a turn")
 
     # --- one turn ---------------------------------------------------------------------
-    def turn(self, timeout: float = 20.0) -> None:
+    def turn(self, timeout: float = STATE_WAIT_S) -> None:
         t = self.tally
         t.turns += 1
         self._turn_unasked = 0
@@ -265,7 +270,7 @@ class Rig:
         if self._replug is not None:
             self._replug.join()
             self._replug = None
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + STATE_WAIT_S
         while time.monotonic() < deadline:
             if self.floor.link.state == "connected" and self.floor.state not in ("moving", "homing"):
                 break
@@ -276,7 +281,7 @@ class Rig:
 def run(tmp: Path, turns: int, seed: int = 15) -> Tally:
     rig = Rig(tmp, seed)
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + STATE_WAIT_S
         while rig.floor.link.state != "connected" and time.monotonic() < deadline:
             time.sleep(0.01)
         for _ in range(turns):
