@@ -48,8 +48,9 @@ class Daemon:
             # wired both ways by build: sensors into the table, the table's effects to the devices
             self.devices = DeviceHub.build(config, sim=sim, sim_mcu=sim_mcu, table=self.table, say=say)
             self.firmware = FirmwareWatch(self.table)
-            if self.devices.forest_floor is not None:
-                self.devices.forest_floor.on_change(self.firmware)
+            floor = self.devices.get("forest_floor")
+            if floor is not None:
+                floor.on_change(self.firmware)    # type: ignore[attr-defined]  # a ForestFloor
             secret = secrets_store.secret_key(self.data_dir)
             self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
                                   secret_key=secret, settings=self.settings())

@@ -4,6 +4,7 @@
 import { $, el, learnColours } from "/static/js/ui.js";
 import { renderSim } from "/static/js/sim.js";
 import { renderPicker, renderTable, sortActions } from "./view.js";
+import { unmountCave } from "./cave.js";
 
 let drawn = null;            // the session drawn last, to see a new drop fall
 
@@ -33,6 +34,12 @@ function skeleton(ctx) {
   ];
   if (ctx.simulated) renderSim(parts[1].querySelector("#sim"), ctx.send);
   return parts;
+}
+
+/** The shell takes the board down (another game, the start screen, a replay). */
+export function unmount() {
+  unmountCave();
+  drawn = null;
 }
 
 export function render(root, session, ctx) {

@@ -1,0 +1,23 @@
+"""The cauldron plug-in: builds the real cauldron, or its simulated twin (``device.toml``
+declares its config keys and pins)."""
+from __future__ import annotations
+
+from controller.config import Config
+
+from ...base import Device
+from ... import BuildContext
+
+
+def build(config: Config, context: BuildContext) -> Device | None:
+    """The simulated cauldron (``sim``), the real one if ``[cauldron] enabled``, else None."""
+    if context.sim:
+        from ...sim_cauldron import SimulatedCauldron
+        return SimulatedCauldron.from_config(config["simulation"], config["cauldron"],
+                                             sink=context.sink, on_notice=context.on_notice)
+    section = config["cauldron"]
+    if not section["enabled"]:
+        return None
+    from ...cauldron import Cauldron
+    from ...pins import make_pin_factory
+    return Cauldron.from_config(section, pin_factory=make_pin_factory(config["gpio"]["pin_factory"]),
+                                sink=context.sink, on_notice=context.on_notice)
