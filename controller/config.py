@@ -184,6 +184,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
 
 # --- the device plug-ins' declarations ---------------------------------------------------
+CORE_SECTIONS = tuple(SCHEMA)           # the sections no device may take
 BUILTIN_DEVICES = Path(__file__).resolve().parent / "devices" / "builtin"
 DEVICES_ENV = "POTIONPI_DEVICES"
 """More folders of device plug-ins, separated like PATH (a maker's own sensor, a test's)."""
@@ -284,9 +285,13 @@ def read_declarations(folders: list[Path]) -> dict[str, DeviceDeclaration]:
             if declaration.name in found:
                 raise ConfigError(f"{path}: a device named {declaration.name!r} is declared twice "
                                   f"(also in {found[declaration.name].folder / 'device.toml'})")
-            if declaration.section in SCHEMA:
+            if declaration.section in CORE_SECTIONS:
                 raise ConfigError(f"{path}: section [{declaration.section}] is the core's; "
                                   "give the device a section of its own")
+            taken = [d.name for d in found.values() if d.section == declaration.section]
+            if taken:
+                raise ConfigError(f"{path}: section [{declaration.section}] is device "
+                                  f"{taken[0]!r}'s; give the device a section of its own")
             found[declaration.name] = declaration
     return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
 
