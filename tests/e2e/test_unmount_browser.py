@@ -12,18 +12,9 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.test_tablet_browser import enter_pin, wait_for_phase
-from tests.e2e.test_zauberwald_browser import make_table, start
+from tests.e2e.test_zauberwald_browser import forest, start  # noqa: F401  (forest: its fixture)
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def forest(tmp_path):
-    live, hub, store = make_table(tmp_path, floor=True)
-    yield live, hub
-    live.stop()
-    hub.close()
-    store.close()
 
 
 def floor_polls_in(page, polls: list[str], rounds: int = 5) -> int:
