@@ -2,7 +2,7 @@
 // warnings with one-tap fixes, the colour picker and the winner. Drawn by the tablet page
 // (web_ui/static/js/app.js) as render(root, session, ctx); the guide is docs/tablet.md.
 import { $, el, learnColours } from "/static/js/ui.js";
-import { renderSim } from "/static/js/sim.js";
+import { renderSim } from "/devices/cauldron/sim.js";
 import { renderPicker, renderTable, sortActions } from "./view.js";
 import { unmountCave } from "./cave.js";
 
