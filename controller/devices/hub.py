@@ -118,11 +118,11 @@ class DeviceHub:
         if self._closed:
             return
         self._closed = True
-        for device in self._devices.values():
+        for name, device in self._devices.items():
             try:
                 device.close()
             except Exception:
-                log.exception("closing %s failed", device.name)
+                log.exception("closing %s failed", name)
         for extra in self._extras:
             try:
                 extra.close()
