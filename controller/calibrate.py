@@ -84,9 +84,9 @@ def _colours(config: Config, ask: Ask, say: Say) -> dict[str, list[float]]:
 
 def _floor(config: Config, ask: Ask, say: Say) -> dict[str, Any]:
     from .devices.floor_calibrate import calibrate_floor
-    from .devices.hub import build_floor
+    from .devices import BuildContext, plugin
 
-    floor = build_floor(config, sim=False, sim_mcu=False, extras=[], say=say)
+    floor = plugin("forest_floor").build(config, BuildContext(say=say))
     if floor is None:
         raise ConfigError(f"{config.source}: forest_floor.backend is \"none\"; choose \"gpio\" or "
                           "\"serial\" to calibrate the motor")

@@ -136,9 +136,8 @@ def is_pin(text: str) -> bool:
     return text.isascii() and text.isdigit() and 4 <= len(text) <= 8
 
 
-GPIO_PIN: dict[str, Any] = dict(kind=int, low=0, high=27)
-
-# section -> key -> Key. Order here is the order of the printed default file.
+# section -> key -> Key: the core's sections here; each device plug-in's are merged in
+# after [gpio] (``_merge_devices``). Order is the order of the printed default file.
 SCHEMA: dict[str, dict[str, Key]] = {
     "table": {
         "pin": Key("", "Table PIN (4-8 digits) needed to change the game. Empty: the POTIONPI_PIN "
@@ -167,33 +166,6 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                    "the drop beam needs lgpio (edge times); mock is for tests.",
                            choices=("auto", "lgpio", "rpigpio", "mock")),
     },
-    "cauldron": {
-        "enabled": Key(True, "Is a cauldron with sensors wired to this Pi?", bool),
-        "encoder_a": Key(17, "BCM pin of the twist-grip encoder's A channel.", **GPIO_PIN),
-        "encoder_b": Key(27, "BCM pin of the twist-grip encoder's B channel.", **GPIO_PIN),
-        "beam": Key(22, "BCM pin of the drop beam sensor output.", **GPIO_PIN),
-        "encoder_reverse": Key(False, "True when turning the grip clockwise counts backwards (A and B swapped).", bool),
-        "beam_active_low": Key(True, "True when the sensor output goes low while a drop blocks the beam.", bool),
-        "detents_per_revolution": Key(20, "Encoder detents in one full turn of the twist-grip.", int, low=4, high=400),
-        "glitch_ms": Key(1.0, "Beam pulses shorter than this are noise, not drops.", float, low=0.1, high=10),
-        "stuck_beam_seconds": Key(1.0, "A beam dark for longer than this is a sensor fault, not a drop.",
-                                  float, low=0.1, high=30),
-        "max_turns_per_second": Key(2.0, "Turning the grip faster than this shows \"turn gently\".",
-                                    float, low=0.2, high=20),
-        "colour_sensor": Key("none", "Colour sensor under the drop chute.", choices=("none", "tcs34725")),
-        "i2c_bus": Key(1, "I2C bus of the colour sensor.", int, low=0, high=10),
-        # the TCS34725's AGAIN settings 0 to 3, in that order (devices/colour_sensor.py)
-        "colour_gain": Key(4, "TCS34725 analogue gain: more for a dim bowl, less if readings saturate.",
-                           int, choices=(1, 4, 16, 60)),
-        "colour_integration_ms": Key(24.0, "TCS34725 integration time per reading, in ms (rounded to "
-                                           "whole 2.4 ms cycles); longer is less noisy but slower.",
-                                     float, low=2.4, high=614.4),
-        "colour_settle_ms": Key(30.0, "Wait this long after the beam sees a drop before reading its "
-                                      "colour (the ball rolls from the beam into the bowl).",
-                                float, low=0, high=1000),
-        "colours": Key({}, "Learned drop colours, written by `potionpi calibrate colours`.",
-                       dict, each=RGB, example={"red": [0.62, 0.21, 0.17]}),
-    },
     "simulation": {
         "seed": Key(1, "Seed of the simulated cauldron's shuffling (same seed, same drops).", int, low=0),
         "detents_per_drop": Key(5, "Detents of clockwise turning per simulated drop (on average).",
@@ -208,71 +180,156 @@ SCHEMA: dict[str, dict[str, Key]] = {
                      "Drops of each colour inside the simulated cauldron when a game starts "
                      "(the box holds 18: 3 of each colour).", dict, low=0, high=30, names=COLOURS),
     },
-    "forest_floor": {
-        "backend": Key("auto", "How the forest floor turns: auto (simulated when devices are simulated, "
-                               "else none), none (the master turns it by hand), sim, gpio, serial.",
-                       choices=("auto", "none", "sim", "gpio", "serial")),
-        "ants_around": Key(16, "Ants around the rim of the forest floor.", int, low=4, high=64),
-        "steps_per_ant": Key(200.0, "Motor (micro)steps per ant; `potionpi calibrate floor` measures it.",
-                             float, low=1, high=100000),
-        "top_speed": Key(800.0, "Top speed in steps per second.", float, low=1, high=50000),
-        "acceleration": Key(1600.0, "Acceleration in steps per second squared.", float, low=1, high=500000),
-        "invert_direction": Key(False, "Swap clockwise and counter-clockwise.", bool),
-        "step_pin": Key(5, "BCM pin to the driver's STEP input (gpio backend).", **GPIO_PIN),
-        "dir_pin": Key(6, "BCM pin to the driver's DIR input (gpio backend).", **GPIO_PIN),
-        "enable_pin": Key(13, "BCM pin to the driver's EN input, active low (gpio backend).", **GPIO_PIN),
-        "home_pin": Key(19, "BCM pin of the hall or optical home switch (gpio backend); -1: none.",
-                        int, low=-1, high=27),
-        "stall_pin": Key(-1, "BCM pin of the driver's stall/DIAG output (TMC2209); -1: none.",
-                         int, low=-1, high=27),
-        "enable_active_low": Key(True, "True when the driver's EN input switches the coils on when low "
-                                       "(A4988, DRV8825, TMC2209) (gpio backend).", bool),
-        "home_active_low": Key(True, "True when the home sensor pulls its output low at the mark (A3144 "
-                                     "hall, most slotted optical switches); the Pi's pull-up is used "
-                                     "(gpio backend).", bool),
-        "stall_active_high": Key(True, "True when the stall/DIAG output goes high on a stall (TMC2209) "
-                                       "(gpio backend).", bool),
-        "tmc2209_uart": Key("", "Serial port wired to a TMC2209's PDN_UART (e.g. /dev/serial0): potionpi "
-                                "writes its StallGuard settings at start, so DIAG reports stalls on "
-                                "stall_pin. Empty: no UART (gpio backend)."),
-        "tmc2209_address": Key(0, "The TMC2209's UART address, set by its MS1/MS2 pins, which also set "
-                                  "its microsteps unless tmc2209_microsteps says (gpio backend).",
-                               int, low=0, high=3),
-        "tmc2209_microsteps": Key(0, "Microsteps the TMC2209 is set to over its UART (mstep_reg_select "
-                                     "and MRES), so its address no longer changes them; 0: as MS1/MS2 "
-                                     "set them (address 0: 8, 1: 32, 2: 64, 3: 16) (gpio backend, with "
-                                     "tmc2209_uart).", int, choices=(0, 1, 2, 4, 8, 16, 32, 64, 128, 256)),
-        "stall_threshold": Key(70, "TMC2209 SGTHRS: a stall is flagged when the load value falls to twice "
-                                   "this; higher is more sensitive (gpio backend, with tmc2209_uart).",
-                               int, low=0, high=255),
-        "stall_tcoolthrs": Key(0, "TMC2209 TCOOLTHRS: StallGuard works while the step interval TSTEP "
-                                  "(in 1/12 MHz per 1/256 microstep) is at most this; 0: armed only "
-                                  "above 1.5 x homing_speed (slower, its reading means little); a "
-                                  "value that arms it at homing speed is refused (gpio backend, "
-                                  "with tmc2209_uart).", int, low=0, high=0xFFFFF),
-        "jam_tolerance_ants": Key(0.5, "How far from where it should be (in ants) the home mark may pass "
-                                       "the sensor before a move counts as a jam; the mark must be "
-                                       "narrower than this (gpio and serial backends).",
-                                  float, low=0.05, high=4),
-        "home_mark_steps": Key(0, "How many steps the home sensor sees the mark for, as `potionpi "
-                                  "calibrate floor` measured it; sizes the glitch filter (half of "
-                                  "it). 0: not measured, 2 steps (gpio and serial backends).",
-                               int, low=0, high=100000),
-        "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
-        "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
-                                   "backends).", float, low=1, high=50000),
-        "serial_port": Key("", "Serial port of the Pico (serial backend). Empty: found by USB id."),
-        "home_on_connect": Key(False, "Home the floor as soon as the Pico connects (serial backend). "
-                                      "false: the floor only moves when asked; the master's first "
-                                      "turn homes it first.", bool),
-        "link_heartbeat_s": Key(0.25, "Seconds of quiet after which the host pings the Pico "
-                                      "(serial backend).", float, low=0.05, high=5),
-        "link_lost_after_s": Key(1.0, "Seconds without a word from the Pico after which the link "
-                                      "counts as lost and is reopened (serial backend).",
-                                 float, low=0.2, high=30),
-    },
 }
 
+
+# --- the device plug-ins' declarations ---------------------------------------------------
+CORE_SECTIONS = tuple(SCHEMA)           # the sections no device may take
+BUILTIN_DEVICES = Path(__file__).resolve().parent / "devices" / "builtin"
+DEVICES_ENV = "POTIONPI_DEVICES"
+"""More folders of device plug-ins, separated like PATH (a maker's own sensor, a test's)."""
+
+_KINDS: dict[str, dict[str, Any]] = {
+    "str": dict(kind=str), "int": dict(kind=int), "float": dict(kind=float), "bool": dict(kind=bool),
+    "pin": dict(kind=int, low=0, high=27),       # a BCM pin of the 40-pin header
+    "table": dict(kind=dict),
+}
+
+
+@dataclass(frozen=True)
+class PinClaim:
+    """BCM pins a device holds while ``when`` (key = value, all of them) is its config:
+    the pins named by its ``keys`` (a negative one: none wired) and ``fixed`` ones."""
+
+    keys: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, int], ...] = ()
+    when: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceDeclaration:
+    """A device plug-in's ``device.toml``: its name, its config section and keys, its pins.
+
+    Plain data, read without importing the plug-in's code; ``controller.devices`` loads
+    the package beside it (its builder, wiring and routes) when the hub is built.
+    """
+
+    name: str
+    section: str
+    order: int
+    folder: Path
+    keys: dict[str, Key]
+    pins: tuple[PinClaim, ...] = ()
+
+    @classmethod
+    def read(cls, path: Path) -> "DeviceDeclaration":
+        """Parse ``path``; a ConfigError names the file and the entry at fault."""
+        try:
+            with path.open("rb") as fh:
+                raw = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: not a readable device declaration ({exc})") from None
+        device = raw.get("device")
+        if not isinstance(device, dict) or not isinstance(device.get("name"), str):
+            raise ConfigError(f"{path}: needs a [device] table with its name = \"...\"")
+        keys = {name: _declared_key(path, name, entry) for name, entry in raw.get("keys", {}).items()}
+        pins = []
+        for claim in raw.get("pins", []):
+            unknown = [k for k in (*claim.get("keys", ()), *claim.get("when", {})) if k not in keys]
+            if unknown:
+                raise ConfigError(f"{path}: [[pins]] names {', '.join(unknown)}, not a key of [keys]")
+            pins.append(PinClaim(tuple(claim.get("keys", ())), tuple(claim.get("fixed", {}).items()),
+                                 tuple(claim.get("when", {}).items())))
+        return cls(device["name"], str(device.get("section", device["name"])), int(device.get("order", 100)),
+                   path.parent, keys, tuple(pins))
+
+
+def _declared_key(path: Path, name: str, entry: dict[str, Any]) -> Key:
+    """One ``[keys.<name>]`` entry as a Key, checked as far as a file's value is."""
+    where = f"{path}: [keys.{name}]"
+    try:
+        spec = dict(_KINDS[entry.get("kind", "str")])
+    except KeyError:
+        raise ConfigError(f"{where} kind = {entry['kind']!r}; use one of "
+                          + ", ".join(repr(k) for k in _KINDS)) from None
+    for field in ("low", "high", "names", "example"):
+        if field in entry:
+            spec[field] = entry[field]
+    if "choices" in entry:
+        spec["choices"] = tuple(entry["choices"])
+    if "names" in spec:
+        spec["names"] = tuple(spec["names"])
+    if entry.get("each") == "rgb":
+        spec["each"] = RGB
+    if "default" not in entry or not isinstance(entry.get("help"), str):
+        raise ConfigError(f"{where} needs a default and a help = \"...\" sentence")
+    key = Key(entry["default"], entry["help"], **spec)
+    if not key.check(key.default):
+        raise ConfigError(f"{where} default = {key.default!r} is not allowed by its own kind; "
+                          f"use {key.allowed()}")
+    return key
+
+
+def device_folders() -> list[Path]:
+    """Where device plug-ins are looked for: the built-in ones, then ``POTIONPI_DEVICES``."""
+    extra = [Path(p) for p in os.environ.get(DEVICES_ENV, "").split(os.pathsep) if p]
+    return [BUILTIN_DEVICES, *extra]
+
+
+def read_declarations(folders: list[Path]) -> dict[str, DeviceDeclaration]:
+    """Every ``<folder>/<plug-in>/device.toml``, by device name, in their ``order``."""
+    found: dict[str, DeviceDeclaration] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*/device.toml")):
+            declaration = DeviceDeclaration.read(path)
+            if declaration.name in found:
+                raise ConfigError(f"{path}: a device named {declaration.name!r} is declared twice "
+                                  f"(also in {found[declaration.name].folder / 'device.toml'})")
+            if declaration.section in CORE_SECTIONS:
+                raise ConfigError(f"{path}: section [{declaration.section}] is the core's; "
+                                  "give the device a section of its own")
+            taken = [d.name for d in found.values() if d.section == declaration.section]
+            if taken:
+                raise ConfigError(f"{path}: section [{declaration.section}] is device "
+                                  f"{taken[0]!r}'s; give the device a section of its own")
+            found[declaration.name] = declaration
+    return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+
+
+def _merge_devices(declarations: dict[str, DeviceDeclaration]) -> None:
+    """The devices' sections into SCHEMA, after [gpio] and before [simulation]."""
+    core = list(SCHEMA.items())
+    at = [name for name, _ in core].index("simulation")
+    SCHEMA.clear()
+    SCHEMA.update(core[:at])
+    SCHEMA.update({d.section: d.keys for d in declarations.values()})
+    SCHEMA.update(core[at:])
+
+
+DEVICES: dict[str, DeviceDeclaration] = read_declarations(device_folders())
+"""Every device plug-in found at start, by name (``controller.devices`` builds them)."""
+_merge_devices(DEVICES)
+
+
+def claimed_pins(values: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """``"section.key"`` (or a fixed pin's name) -> the BCM pin it holds with these values."""
+    out: dict[str, int] = {}
+    for device in DEVICES.values():
+        section = values[device.section]
+        for claim in device.pins:
+            if any(section[key] != value for key, value in claim.when):
+                continue
+            out.update({f"{device.section}.{key}": section[key] for key in claim.keys if section[key] >= 0})
+            out.update(claim.fixed)
+    return out
+
+
+def pins_claimed_twice(values: dict[str, dict[str, Any]]) -> list[tuple[int, list[str]]]:
+    """Each BCM pin that two or more keys claim, with those keys."""
+    by_pin: dict[int, list[str]] = {}
+    for key, pin in claimed_pins(values).items():
+        by_pin.setdefault(pin, []).append(key)
+    return [(pin, keys) for pin, keys in by_pin.items() if len(keys) > 1]
 
 def default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
@@ -337,6 +394,10 @@ class Config:
         if web["https_port"] == web["port"]:
             raise ConfigError(f"{path}: web.https_port = {web['https_port']} is web.port too; "
                               "use another port for HTTPS (443), or 0 for none")
+        for pin, keys in pins_claimed_twice(self.values):
+            named = " and ".join(f"{k} = {pin}" if "." in k else k for k in keys)
+            raise ConfigError(f"{path}: {named} claim the same GPIO pin (BCM {pin}); give each "
+                              "its own pin (hardware/ has the pin map)")
 
 
 def section(name: str, **overrides: Any) -> dict[str, Any]:
@@ -384,7 +445,9 @@ def markdown() -> str:
            "optional; a missing key keeps its default. `potionpi config --print-default` prints",
            "a commented file with every default, and `potionpi config --check FILE` validates one.",
            "A bad value stops the daemon with one sentence naming the file, the key, the value and",
-           "what is allowed (exit status 2).", "",
+           "what is allowed (exit status 2), and so do two keys on one GPIO pin.", "",
+           "Each device's section ([" + "], [".join(d.section for d in DEVICES.values()) + "]) is declared by",
+           "its plug-in's `device.toml` (docs/architecture.md, \"Adding a device\").", "",
            "<!-- generated by controller.config.markdown(); tests/test_config.py keeps it in sync -->", ""]
     for section, keys in SCHEMA.items():
         out += [f"## [{section}]", "", "| key | default | allowed | meaning |", "|---|---|---|---|"]

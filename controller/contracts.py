@@ -6,7 +6,7 @@ seam has a shape named here, so ``make lint`` (mypy) checks both sides of it.
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, Union, final
 
 State = dict[str, Any]
 """A game's whole state: plain JSON data, never changed once ``apply`` returned it."""
@@ -19,19 +19,134 @@ COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
 colour sensor learns and reads, and what the simulated cauldron is filled with."""
 
 
-class Effect(TypedDict, total=False):
-    """Something an action asks of a device, e.g. ``{"device": "forest_floor", "op":
-    "rotate", "ants": 3, "direction": "clockwise"}``. ``device`` is a device name or ``"*"``."""
+Direction = Literal["clockwise", "counter_clockwise"]
 
-    device: str
-    op: str
-    ants: int
-    direction: str
+
+# --- effects: what an action asks of a device, one small type per kind -------------------
+class ResetEffect(TypedDict):
+    """Every device back as at the start of a game (a new game, ``Game.device_sync``)."""
+
+    device: Literal["*"]
+    op: Literal["reset"]
+
+
+class FillEffect(TypedDict):
+    """Drops go back into the cauldron (``fill``: a bowl emptied into it), or come out
+    again (``unfill``: that emptying undone). A real cauldron ignores both."""
+
+    device: Literal["cauldron"]
+    op: Literal["fill", "unfill"]
     drops: list[str]
+
+
+class ContentsEffect(TypedDict):
+    """The cauldron holds exactly these drops (a restart, an undo)."""
+
+    device: Literal["cauldron"]
+    op: Literal["set_contents"]
     contents: dict[str, int]
-    type: str
-    reason: str
+
+
+class RotateEffect(TypedDict):
+    """The forest floor turns ``ants`` ants round the rim."""
+
+    device: Literal["forest_floor"]
+    op: Literal["rotate"]
+    ants: int
+    direction: Direction
+
+
+class FloorEffect(TypedDict):
+    """The forest floor finds its home mark, or stops where it is."""
+
+    device: Literal["forest_floor"]
+    op: Literal["home", "stop"]
+
+
+@final                             # final: ``"type" in effect`` tells news from a device's effect
+class StonesMoved(TypedDict):
+    """Zaubercocktail's stones after a round's scoring: news for a listener of effects,
+    no device's (docs/rules/zaubercocktail.md)."""
+
+    type: Literal["stones_moved"]
     stones: list[int]
+
+
+@final
+class GameOver(TypedDict):
+    """A game ended, and why (Zaubercocktail's): news for a listener of effects."""
+
+    type: Literal["game_over"]
+    reason: str
+
+
+DeviceEffect = Union[ResetEffect, FillEffect, ContentsEffect, RotateEffect, FloorEffect]
+"""Something an action asks of a device: ``device`` is the device's name (its plug-in's,
+``"*"``: every device) and ``op`` what it is to do, e.g. ``{"device": "forest_floor",
+"op": "rotate", "ants": 3, "direction": "clockwise"}``. A device ignores an op it cannot do."""
+
+Effect = Union[DeviceEffect, StonesMoved, GameOver]
+"""What an action returns besides its state: a device's effect, or news of the game
+(``type``) that no device acts on."""
+
+
+# --- statuses: what each device says of itself (/healthz, the tablet) ---------------------
+class DeviceStatus(TypedDict):
+    simulated: bool
+
+
+class CauldronStatus(DeviceStatus):
+    """The cauldron's encoder, beam and colour sensor (``Cauldron.status``)."""
+
+    position: int                  # detents turned, clockwise positive
+    revolutions: float
+    direction: str | None          # the way the grip turned last
+    beam: Literal["dark", "clear"]
+    fault: str | None              # e.g. a beam dark for too long
+    drops_seen: int
+    glitches_ignored: int
+    edges_lost: int
+    last_drop_at: float | None     # wall time
+    last_drop_colour: str | None
+    colour_sensor: bool
+    contents: NotRequired[dict[str, int]]    # the simulated cauldron's drops inside it
+    total: NotRequired[int]
+
+
+class MoveJSON(TypedDict, total=False):
+    """A floor's move: a turn (``ants``, ``direction``), a nudge (``steps``) or a homing
+    (``home``), and once it is the floor's ``last_move`` its ``result``."""
+
+    ants: int
+    direction: Direction
+    steps: int
+    home: bool
+    result: Literal["moving", "done", "stopped", "fault"]
+
+
+class FloorStatus(DeviceStatus):
+    """The forest floor (``ForestFloor.status``), with what its back-end adds."""
+
+    state: str                     # "idle", "moving", "homing" or "fault"
+    position: float                # in ants, 0 .. ants_around
+    ants_around: int
+    fault: str | None
+    last_move: dict[str, Any] | None    # a MoveJSON, with its result
+    steps: NotRequired[int | None]           # gpio, serial: the motor's step count
+    needs_home: NotRequired[bool]            # gpio: where home is was never (or no longer) seen
+    step_timing: NotRequired[str]            # gpio: "wave" or "thread"
+    backend: NotRequired[str]                # serial
+    homed: NotRequired[bool]                 # serial: the Pico knows where home is
+    fault_code: NotRequired[str | None]
+    position_lost: NotRequired[bool]
+    goal: NotRequired[float]
+    link: NotRequired[dict[str, Any]]        # serial: the Pico's link (state, port, firmware...)
+
+
+DevicesStatus = dict[str, Any]
+"""``/healthz``'s ``devices``: ``simulated``, then each declared device's status
+(``CauldronStatus``, ``FloorStatus``, a plug-in's own) by name; None where this table
+has no such device."""
 
 
 class Notice(TypedDict):
@@ -112,6 +227,7 @@ class NoticeSink(Protocol):
     def __call__(self, notice: Notice, /) -> None: ...
 
 
-Direction = Literal["clockwise", "counter_clockwise"]
-__all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON", "RevokedNotice",
-           "SeatSession", "Session", "Sink", "State"]
+__all__ = ["Action", "CauldronStatus", "ContentsEffect", "DeviceStatus", "DevicesStatus", "Direction",
+           "DeviceEffect", "Effect", "FillEffect", "FloorEffect", "FloorStatus", "GameOver", "MoveJSON",
+           "Notice", "NoticeSink", "OutcomeJSON", "ResetEffect", "RevokedNotice", "RotateEffect", "SeatSession",
+           "Session", "Sink", "State", "StonesMoved"]

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from . import __version__, pin_watch, secrets_store
 from .config import Config, default_data_dir
+from .contracts import FloorStatus
 from .service import discovery, logs, notify
 from .store import Store
 from .table import Table
@@ -25,6 +26,7 @@ class Daemon:
 
     def __init__(self, config: Config, *, sim: bool = False, data_dir: str | Path | None = None,
                  sim_mcu: bool = False, say: Callable[[str], None] = print):
+        from .devices.forest_floor import ForestFloor
         from .devices.hub import DeviceHub   # devices import gpiozero; keep `potionpi --help` light
         from web_ui import create_app
 
@@ -48,8 +50,9 @@ class Daemon:
             # wired both ways by build: sensors into the table, the table's effects to the devices
             self.devices = DeviceHub.build(config, sim=sim, sim_mcu=sim_mcu, table=self.table, say=say)
             self.firmware = FirmwareWatch(self.table)
-            if self.devices.forest_floor is not None:
-                self.devices.forest_floor.on_change(self.firmware)
+            floor = self.devices.get("forest_floor")
+            if isinstance(floor, ForestFloor):      # the Pico behind it says its firmware
+                floor.on_change(self.firmware)
             secret = secrets_store.secret_key(self.data_dir)
             self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
                                   secret_key=secret, settings=self.settings())
@@ -218,7 +221,7 @@ class FirmwareWatch:
         from .service.check import firmware_older
         return firmware_older(self.pico, self.host)
 
-    def __call__(self, status: dict[str, Any]) -> None:     # from the floor's threads
+    def __call__(self, status: FloorStatus) -> None:     # from the floor's threads
         link = status.get("link") or {}
         self.pico = link.get("firmware") or self.pico
         if not self.older or self._told == self.pico:

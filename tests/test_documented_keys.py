@@ -4,7 +4,9 @@ Keys are read from the docs the way a maker reads them: TOML blocks (``[section]
 ``key = value``), inline ``[section] key = value``, dotted ``section.key`` (pin tables),
 and a bare ``key = value`` in backticks with a TOML value (the section is then any section;
 Python's ``True``/``False`` mark code, not config). An ``ini`` block is the SD card's
-potionpi-setup.txt, not the config: its keys are the first boot's (tests/service/test_firstboot.py).
+potionpi-setup.txt, not the config: its keys are the first boot's (tests/service/test_firstboot.py);
+a block whose first line names a ``device.toml`` is a device plug-in's declaration (its
+``[keys.<name>]`` become config keys: tests/test_device_recipe.py runs that one).
 """
 from __future__ import annotations
 
@@ -30,13 +32,16 @@ FILE_ENDINGS = {"py", "js", "css", "html", "toml", "md", "json", "mpy", "uf2", "
 def documented_keys(text: str) -> set[tuple[str | None, str]]:
     """(section, key) pairs a doc names; section None when it names only the key."""
     found: set[tuple[str | None, str]] = set()
-    in_code, setup_file, section = False, False, None
+    in_code, skip, section, first = False, False, None, False
     for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_code, section = not in_code, None
-            setup_file = in_code and line.strip() == "```ini"
+            skip, first = in_code and line.strip() == "```ini", in_code
             continue
-        if setup_file:
+        if first:                   # a declaration is no config file
+            skip = skip or line.strip().endswith("/device.toml")
+            first = False
+        if skip:
             continue
         if in_code:
             if m := SECTION_LINE.match(line):

@@ -256,7 +256,9 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         names=TableNames(merged["names"].split() if isinstance(merged["names"], str) else merged["names"]),
         settings=merged)
 
-    from . import (admission, api, assets, errors, floor_api, headers, hosts, owner, pages, plugins,
+    from controller import devices as device_plugins
+
+    from . import (admission, api, assets, errors, headers, hosts, owner, pages, plugins,
                    records_api, replay_api, seats, secure, stream, update_page)
     hosts.register(app)        # first: a name that is not the table's gets nothing else
     admission.register(app)    # then: expensive downloads, one at a time per address
@@ -271,7 +273,6 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.register_blueprint(api.bp)
     app.register_blueprint(records_api.bp)
     app.register_blueprint(replay_api.bp)      # a game that has ended, step by step
-    app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(owner.bp)   # /join, /settings
@@ -282,6 +283,11 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     # each game's own routes (e.g. a player's phone page), found by looking, never named
     for plugin in games.plugins().values():
         blueprint = plugin.load_blueprint()
+        if blueprint is not None:
+            app.register_blueprint(blueprint)
+    # ... and each device plug-in's (the forest floor's API), likewise
+    for device in device_plugins.plugins().values():
+        blueprint = device.blueprint()
         if blueprint is not None:
             app.register_blueprint(blueprint)
     errors.register(app)

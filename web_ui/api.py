@@ -1,7 +1,7 @@
 """The JSON API under /api/v1 and GET /healthz (contract: docs/api.md)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -13,9 +13,6 @@ from controller.table import NoGame
 
 from . import JSONRefused, auth, ctx, secret_actions
 from .errors import ApiError
-
-if TYPE_CHECKING:
-    from controller.devices.sim_cauldron import SimulatedCauldron
 
 bp = Blueprint("api", __name__)
 
@@ -146,44 +143,3 @@ def login() -> Response:
 def logout() -> Response:
     auth.log_out()
     return jsonify({"unlocked": False})
-
-
-# --- the simulated cauldron --------------------------------------------------------------
-def simulated_cauldron() -> SimulatedCauldron:
-    c = ctx()
-    if not c.simulated or c.devices is None:
-        raise ApiError(404, "this table has a real cauldron; turn it by hand")
-    return cast("SimulatedCauldron", c.devices.cauldron)     # a simulated table's is
-
-
-@bp.post("/api/v1/sim/cauldron/turn")
-def sim_turn() -> Response:
-    cauldron = simulated_cauldron()
-    auth.check_table()
-    data = json_object()
-    detents = whole_number(data, "detents", low=-1000, high=1000)
-    if detents is None:
-        raise ApiError(400, '"detents" must say how far to turn, e.g. {"detents": 6} '
-                            '(negative turns back, which mixes)')
-    try:
-        cauldron.turn(detents)
-    except ValueError as exc:
-        raise ApiError(422, str(exc)) from None
-    return session_response(ctx().table.session(), wrap=True)
-
-
-@bp.post("/api/v1/sim/cauldron/drop")
-def sim_drop() -> Response:
-    cauldron = simulated_cauldron()
-    auth.check_table()
-    data = json_object() if request.get_data() else {}
-    # "color": what a tablet loaded before the spelling was settled still sends
-    key = "colour" if "colour" in data or "color" not in data else "color"
-    colour = data.get(key)
-    if colour is not None and (not isinstance(colour, str) or not colour):
-        raise ApiError(400, f'"{key}" must be a colour name such as "red", or left out for a random drop')
-    try:
-        cauldron.drop(colour)
-    except ValueError as exc:
-        raise ApiError(422, str(exc)) from None
-    return session_response(ctx().table.session(), wrap=True)

@@ -1,7 +1,7 @@
 """The tablet's static files: gzip'd, with content hashes, cached by the browser.
 
-``/static/<file>`` (the shared page) and ``/games/<id>/<file>`` (each game's plug-in)
-are served from memory: each file is read once (again when it changes on disk), hashed
+``/static/<file>`` (the shared page), ``/games/<id>/<file>`` (each game's plug-in) and
+``/devices/<name>/<file>`` (each device plug-in's tablet module, e.g. the forest floor's) are served from memory: each file is read once (again when it changes on disk), hashed
 and, if it is text, gzip'd once. A tablet on the table's Wi-Fi then gets:
 
 * the compressed file when it says ``Accept-Encoding: gzip`` (CSS and JS shrink ~3x);
@@ -35,6 +35,7 @@ from markupsafe import Markup
 from werkzeug.security import safe_join
 
 from controller import games
+from controller.config import DEVICES
 
 STATIC = Path(__file__).resolve().parent / "static"
 YEAR = 365 * 24 * 3600
@@ -123,6 +124,14 @@ def static_url(filename: str) -> str:
     return versioned(f"/static/{filename}", STATIC / filename)
 
 
+def plugin_folders() -> dict[str, Path]:
+    """URL prefix -> folder of every plug-in's tablet files: ``/games/<id>/`` from a game's
+    ``static/``, ``/devices/<name>/`` from a device plug-in's ``static/``."""
+    out = {f"/games/{game_id}/": plugin.static_dir() for game_id, plugin in games.plugins().items()}
+    out.update({f"/devices/{name}/": device.folder / "static" for name, device in DEVICES.items()})
+    return out
+
+
 def import_map() -> dict[str, dict[str, str]]:
     """Every module and stylesheet of the page and the games -> its hashed URL. Modules
     import each other by plain paths ("./ui.js", "/static/js/ui.js"); the browser looks
@@ -132,13 +141,12 @@ def import_map() -> dict[str, dict[str, str]]:
         if path.suffix in (".js", ".css"):
             rel = path.relative_to(STATIC).as_posix()
             imports[f"/static/{rel}"] = static_url(rel)
-    for game_id, plugin in games.plugins().items():
-        folder = plugin.static_dir()
+    for prefix, folder in plugin_folders().items():
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*")):
             if path.suffix in (".js", ".css"):
-                url = f"/games/{game_id}/{path.relative_to(folder).as_posix()}"
+                url = f"{prefix}{path.relative_to(folder).as_posix()}"
                 imports[url] = versioned(url, path)
     return {"imports": imports}
 
@@ -159,13 +167,14 @@ _IMPORTS: dict[str, tuple[str, ...]] = {}     # a module's content hash -> what 
 
 
 def _file_of(url: str) -> Path | None:
-    """The file behind a page URL (``/static/...`` or ``/games/<id>/...``), or None."""
+    """The file behind a page URL (``/static/...``, ``/games/<id>/...``, ``/devices/<name>/...``),
+    or None."""
     if url.startswith("/static/"):
         joined = safe_join(str(STATIC), url.removeprefix("/static/"))
-    elif url.startswith("/games/") and url.count("/") >= 3:
-        _, _, game_id, rest = url.split("/", 3)
-        plugin = games.plugins().get(game_id)
-        joined = safe_join(str(plugin.static_dir()), rest) if plugin is not None else None
+    elif url.count("/") >= 3:
+        _, kind, name, rest = url.split("/", 3)
+        folder = plugin_folders().get(f"/{kind}/{name}/")
+        joined = safe_join(str(folder), rest) if folder is not None else None
     else:
         return None
     return Path(joined) if joined is not None else None

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import gzip
 
+from typing import Any
+
 from flask import Blueprint, Response, render_template, request
+
+from controller import devices
 
 from . import assets, auth, ctx
 from .api import offered_games
-from .floor_api import floor_report
 from .owner import firmware_state
 
 bp = Blueprint("pages", __name__)
@@ -27,10 +30,10 @@ def table_page() -> Response:
         "unlocked": auth.unlocked(),
         "keepalive_seconds": c.settings["keepalive_seconds"],
         "damaged": c.table.damaged,          # the last game could not be resumed: say so
-        # the Pico's firmware against ours and the forest floor's state, in the page: a
-        # reload asks for nothing but the page and the stream
+        # the Pico's firmware against ours and the devices' state (the forest floor's), in
+        # the page: a reload asks for nothing but the page and the stream
         "firmware": firmware_state(host_with_pico_only=True),
-        "floor": floor_report(),
+        "devices": device_states(),
     }
     if boot["unlocked"]:
         c.remember_unlocked(auth.client_address())
@@ -38,6 +41,16 @@ def table_page() -> Response:
                            simulated=c.simulated, unlocked=boot["unlocked"],
                            preloads=assets.preload_tags(boot["session"]["game"] if boot["session"] else None))
     return compressed(html, {"Cache-Control": "no-store"})
+
+
+def device_states() -> dict[str, Any]:
+    """Each device plug-in's ``page_state`` by name (the game's module reads ``ctx.devices``)."""
+    out = {}
+    for name, plugin in devices.plugins().items():
+        state = plugin.page_state()
+        if state is not None:
+            out[name] = state
+    return out
 
 
 def compressed(html: str, headers: dict[str, str]) -> Response:

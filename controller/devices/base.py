@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..contracts import Effect, Notice, NoticeSink, Sink
+from ..contracts import DeviceEffect, DeviceStatus, Effect, Notice, NoticeSink, Sink
 
 Section = Mapping[str, Any]
 """One validated config section (``config["cauldron"]``): every SCHEMA key is present."""
@@ -23,11 +23,12 @@ class Device:
     name = "device"
     simulated = False
 
-    def status(self) -> dict[str, Any]:
-        """Plain JSON for /healthz and the tablet."""
+    def status(self) -> DeviceStatus:
+        """Plain JSON for /healthz and the tablet: each device's own typed status
+        (controller/contracts.py), at least ``simulated``."""
         return {"simulated": self.simulated}
 
-    def handle_effect(self, effect: Effect) -> None:
+    def handle_effect(self, effect: DeviceEffect) -> None:
         """An engine effect addressed to this device (or to ``"*"``); what a device cannot
         do (a real cauldron asked to refill itself) it ignores."""
 

@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from gpiozero import Device as GpioDevice, DigitalInputDevice, RotaryEncoder
 
-from ..contracts import Action, NoticeSink, Sink
+from ..contracts import Action, CauldronStatus, NoticeSink, Sink
 from .base import Device, Section
 from .colour_sensor import ColourSensor
 from .pins import require_edge_times
@@ -198,7 +198,7 @@ class Cauldron(Device):
         active = bool(self._beam.is_active)
         return active if self._dark_is_active else not active
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> CauldronStatus:
         with self._lock:
             return {
                 "simulated": self.simulated,

@@ -108,7 +108,8 @@ _AUTO_INCREMENT = 0x20
 _ENABLE, _ATIME, _CONTROL, _ID, _STATUS, _CDATAL = 0x00, 0x01, 0x0F, 0x12, 0x13, 0x14
 _PON, _AEN = 0x01, 0x02
 _AVALID = 0x01
-GAINS: tuple[int, ...] = SCHEMA["cauldron"]["colour_gain"].choices or ()
+_KEYS = SCHEMA["cauldron"]          # the defaults of the keys left out: the plug-in's declared ones
+GAINS: tuple[int, ...] = _KEYS["colour_gain"].choices or ()
 _GAINS = {gain: again for again, gain in enumerate(GAINS)}     # 1x, 4x, 16x, 60x: AGAIN 0-3
 CYCLE_MS = 2.4                  # one ADC cycle: integration time = 2.4 ms x (256 - ATIME)
 COUNTS_PER_CYCLE = 1024         # full scale: 1024 counts a cycle, at most 65535 (AMS DN40 3.5)
@@ -143,8 +144,10 @@ def full_scale(cycles: int) -> float:
 class TCS34725(ColourSensor):
     """TCS34725 colour sensor on I2C. ``bus`` is an smbus2-like object (for tests)."""
 
-    def __init__(self, bus: Any = None, *, bus_number: int = 1, address: int = 0x29,
-                 integration_ms: float = 24.0, gain: int = 4, settle_s: float = 0.03,
+    def __init__(self, bus: Any = None, *, bus_number: int = _KEYS["i2c_bus"].default, address: int = 0x29,
+                 integration_ms: float = _KEYS["colour_integration_ms"].default,
+                 gain: int = _KEYS["colour_gain"].default,
+                 settle_s: float = _KEYS["colour_settle_ms"].default / 1000.0,
                  classifier: ColourClassifier | None = None):
         super().__init__(classifier, settle_s)
         if gain not in _GAINS:

@@ -39,6 +39,8 @@ from typing import Any, Callable
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
+from ..config import SCHEMA
+from ..contracts import FloorStatus
 from ..firmware.markwatch import DEFAULT_CONFIRM, MISPLACED, MISSED, STUCK, MarkWatch as Rule, confirm_steps
 from .base import Section
 from .forest_floor import FloorBusy, ForestFloor, Launch, check_jam_tolerance
@@ -57,6 +59,8 @@ EDGE_GRACE_S = 0.1
 late on a busy Pi: a mark counts as missed only once the floor passed it this long ago."""
 MIN_INTERVAL = 0.9
 """No step interval is shorter than this share of the planned one (catching up included)."""
+
+_KEYS = SCHEMA["forest_floor"]      # the defaults of the keys left out: the plug-in's declared ones
 
 __all__ = ["HOME_NOT_FOUND", "HOME_STUCK", "JAM", "STALL", "FloorBusy", "GpioForestFloor",
            "MarkWatch", "ramp_delays"]
@@ -145,10 +149,12 @@ class GpioForestFloor(ForestFloor):
                  home_pin: int | str | None, stall_pin: int | str | None,
                  ants_around: int, steps_per_ant: float, top_speed: float, start_speed: float,
                  acceleration: float, homing_speed: float, invert_direction: bool,
-                 pin_factory: Any, enable_active_low: bool = True, home_active_low: bool = True,
-                 stall_active_high: bool = True, pulse_width: float = 5e-6,
-                 notify_every: int | None = None, jam_tolerance_ants: float = 0.5,
-                 home_mark_steps: int = 0, step_timing: str = "auto",
+                 pin_factory: Any, enable_active_low: bool = _KEYS["enable_active_low"].default,
+                 home_active_low: bool = _KEYS["home_active_low"].default,
+                 stall_active_high: bool = _KEYS["stall_active_high"].default, pulse_width: float = 5e-6,
+                 notify_every: int | None = None,
+                 jam_tolerance_ants: float = _KEYS["jam_tolerance_ants"].default,
+                 home_mark_steps: int = _KEYS["home_mark_steps"].default, step_timing: str = "auto",
                  clock: Callable[[], float] = time.monotonic, driver: Any = None):
         """Speeds in steps per second, acceleration in steps per second².
 
@@ -290,7 +296,7 @@ class GpioForestFloor(ForestFloor):
         if self.driver is not None:
             self.driver.close()
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> FloorStatus:
         out = super().status()
         out["steps"] = self._steps
         out["needs_home"] = self.needs_home

@@ -109,6 +109,8 @@ import threading
 import time
 from typing import Any
 
+from ..config import SCHEMA
+from ..contracts import FloorStatus
 from ..firmware import floorproto as P
 from ..firmware.markwatch import confirm_steps
 from .base import Section
@@ -222,8 +224,9 @@ class SerialForestFloor(ForestFloor):
     def __init__(self, *, ants_around: int, steps_per_ant: float, top_speed: float,
                  acceleration: float, homing_speed: float, invert_direction: bool,
                  serial_port: str, timings: LinkTimings | None = None,
-                 home_on_connect: bool = False, jam_tolerance_ants: float = 0.5,
-                 home_mark_steps: int = 0):
+                 home_on_connect: bool = SCHEMA["forest_floor"]["home_on_connect"].default,
+                 jam_tolerance_ants: float = SCHEMA["forest_floor"]["jam_tolerance_ants"].default,
+                 home_mark_steps: int = SCHEMA["forest_floor"]["home_mark_steps"].default):
         """Speeds in steps per second, acceleration in steps per second². ``serial_port``
         empty: find the Pico by its USB vendor id. ``timings``: the link's time limits
         (tests shrink them). ``home_on_connect``: home at once on every connect.
@@ -352,7 +355,7 @@ class SerialForestFloor(ForestFloor):
             steps = self._goal          # at rest where the game (or the master's hand) put it
         return (steps / self.steps_per_ant) % self.ants_around
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> FloorStatus:
         status = super().status()
         hello = self.link.hello or {}
         status.update({

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from ..contracts import Effect
+from ..contracts import DeviceEffect, FloorStatus
 from .base import Device
 
 CLOCKWISE = "clockwise"
@@ -29,7 +29,7 @@ Move = dict[str, Any]
 """``{"ants": 3, "direction": "clockwise"}``, ``{"steps": 25}`` or ``{"home": True}``,
 plus ``"result"`` (one of ``RESULTS``) once it is the floor's ``last_move``."""
 
-Listener = Callable[[dict[str, Any]], None]
+Listener = Callable[[FloorStatus], None]
 Launch = Callable[[], None]
 """What a back-end's plan returns: sets the planned motion going (called without the lock,
 after the listeners heard "moving")."""
@@ -122,19 +122,18 @@ class ForestFloor(Device):
         """Call ``listener(status)`` whenever state or position changes."""
         self._listeners.append(listener)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> FloorStatus:
         return {"simulated": self.simulated, "state": self.state,
                 "position": round(self.position, 3), "ants_around": self.ants_around,
                 "fault": self.fault,
                 "last_move": dict(self.last_move) if self.last_move else None}
 
-    def handle_effect(self, effect: Effect) -> None:
-        op = effect.get("op")
-        if op == "rotate":
+    def handle_effect(self, effect: DeviceEffect) -> None:
+        if effect["op"] == "rotate":
             self.rotate(int(effect["ants"]), effect["direction"])
-        elif op == "home":
+        elif effect["op"] == "home":
             self.home()
-        elif op == "stop":
+        elif effect["op"] == "stop":
             self.stop()
 
     @staticmethod

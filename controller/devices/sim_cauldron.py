@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 
-from ..contracts import Effect, NoticeSink, Sink
+from ..contracts import CauldronStatus, DeviceEffect, NoticeSink, Sink
 from .base import Device, Section
 from .cauldron import Cauldron
 from .colour_sensor import SimulatedColourSensor
@@ -172,15 +172,14 @@ class SimulatedCauldron(Device):
                 {c: int(n) for c, n in counts.items() if c in self.population and int(n) > 0})
             self._countdown = self._next_countdown()
 
-    def handle_effect(self, effect: Effect) -> None:
+    def handle_effect(self, effect: DeviceEffect) -> None:
         """``reset`` (every drop back in), ``set_contents`` (hold exactly these), ``fill``
         (drops emptied back in) and ``unfill`` (an undone emptying takes them out again)."""
-        op = effect.get("op")
-        if op == "set_contents":
-            self.set_contents(effect.get("contents", {}))
-        elif op == "fill":
+        if effect["op"] == "set_contents":
+            self.set_contents(effect["contents"])
+        elif effect["op"] == "fill":
             with self._stock:
-                for colour in effect.get("drops", []):
+                for colour in effect["drops"]:
                     if colour not in self.population:
                         log.warning("fill effect names unknown drop colour %r; skipped", colour)
                         continue
@@ -188,16 +187,16 @@ class SimulatedCauldron(Device):
                     if self._contents[colour] > self.population[colour]:
                         log.warning("the simulated cauldron now holds %d %s drops, more "
                                     "than the game has", self._contents[colour], colour)
-        elif op == "unfill":
+        elif effect["op"] == "unfill":
             # An undone "empty the bowl": those drops go back out into the bowl.
             with self._stock:
-                for colour in effect.get("drops", []):
+                for colour in effect["drops"]:
                     if self._contents[colour] > 0:
                         self._contents[colour] -= 1
                     else:
                         log.warning("unfill effect takes a %s drop the simulated cauldron "
                                     "does not hold; skipped", colour)
-        elif op == "reset":
+        elif effect["op"] == "reset":
             self.reset()
 
     def _take(self, colour: str | None) -> str:
@@ -286,9 +285,9 @@ class SimulatedCauldron(Device):
         self.cauldron.flush()
 
     # --- Device -----------------------------------------------------------------
-    def status(self) -> dict[str, Any]:
+    def status(self) -> CauldronStatus:
         status = self.cauldron.status()
-        status.update(simulated=True, contents=self.contents(), total=self.total())
+        status.update({"simulated": True, "contents": self.contents(), "total": self.total()})
         return status
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from ..config import Config
+from ..config import Config, claimed_pins, pins_claimed_twice
 from . import CHECK_PARTS as PARTS, SIM_FAULTS  # noqa: F401  (the CLI's choices)
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
@@ -133,19 +133,9 @@ class TableCheck:
         add("pin factory", PASS, f"{type(self.factory).__name__} (gpio.pin_factory = \"{name}\")")
 
     def configured_pins(self) -> dict[str, int]:
-        """Config key -> BCM pin, for every pin this table uses."""
-        out: dict[str, int] = {}
-        cauldron, floor = self.config["cauldron"], self.config["forest_floor"]
-        if cauldron["enabled"]:
-            for key in ("encoder_a", "encoder_b", "beam"):
-                out[f"cauldron.{key}"] = cauldron[key]
-            if cauldron["colour_sensor"] == "tcs34725":
-                out["I2C SDA (colour sensor)"], out["I2C SCL (colour sensor)"] = 2, 3
-        if floor["backend"] == "gpio":
-            for key in ("step_pin", "dir_pin", "enable_pin", "home_pin", "stall_pin"):
-                if floor[key] >= 0:
-                    out[f"forest_floor.{key}"] = floor[key]
-        return out
+        """Config key -> BCM pin, for every pin this table uses (as each device plug-in
+        declares its pins: ``[[pins]]`` in its device.toml)."""
+        return claimed_pins(self.config.values)
 
     def check_pins(self) -> None:
         pins = self.configured_pins()
@@ -155,12 +145,9 @@ class TableCheck:
         if self.factory is None:
             self.add("pins", SKIP, "no pin factory (see above)")
             return
-        by_pin: dict[int, list[str]] = {}
-        for key, pin in pins.items():
-            by_pin.setdefault(pin, []).append(key)
-        twice = {pin: keys for pin, keys in by_pin.items() if len(keys) > 1}
+        twice = pins_claimed_twice(self.config.values)
         if twice:
-            pin, keys = next(iter(twice.items()))
+            pin, keys = twice[0]
             self.add("pins", FAIL, f"BCM {pin} is used by {' and '.join(keys)}",
                      f"give each its own pin in {self.config.source} (hardware/ has the pin map)")
             return

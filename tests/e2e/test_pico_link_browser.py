@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from controller.firmware import floorproto as P
-from controller.devices.hub import DeviceHub, FloorReporter
+from controller.devices.hub import DeviceHub
+from controller.devices.builtin.forest_floor.wiring import FloorReporter
 from controller.devices.sim_pico import SimPico
 from controller.store import Store
 from controller.table import Table

@@ -31,20 +31,10 @@ def sim_hub(table, seed: int = 7):
     return hub
 
 
-class RealCauldronHub:
-    """Devices that are not simulated (no sim routes); status only."""
-
-    simulated = False
-    cauldron = None
-
-    def status(self) -> dict[str, Any]:
-        return {"simulated": False, "cauldron": None}
-
-    def handle_effect(self, effect: dict[str, Any]) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+def RealCauldronHub():
+    """A table whose devices are not simulated and which has none (no sim routes)."""
+    from controller.devices.hub import DeviceHub
+    return DeviceHub(simulated=False)
 
 
 def start_game(client, players=("Ann", "Ben"), seed: int = 7) -> dict[str, Any]:

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from controller.devices.floor_sim import SimulatedForestFloor
-from controller.devices.hub import DeviceHub, FloorReporter
+from controller.devices.hub import DeviceHub
+from controller.devices.builtin.forest_floor.wiring import FloorReporter
 from web_ui import create_app
 
 from .helpers import AUTH, PIN, SECRET

@@ -229,7 +229,7 @@ def test_the_page_has_the_running_games_whole_module_graph_fetched_at_once(clien
     # tablet.js and what it imports, and what those import: cave.js and words.js are
     # three levels down (tablet -> view -> cave -> words), icons.js is shared
     for url in ("/games/mirakel-mix/tablet.js", "/games/mirakel-mix/view.js", "/games/mirakel-mix/cave.js",
-                "/games/mirakel-mix/words.js", "/static/js/sim.js", "/static/js/icons.js", "/static/js/ui.js"):
+                "/games/mirakel-mix/words.js", "/devices/cauldron/sim.js", "/static/js/icons.js", "/static/js/ui.js"):
         assert plain.count(url) == 1, url
     assert not [m for m in plain if m.startswith("/games/") and not m.startswith("/games/mirakel-mix/")]
     assert "/static/js/app.js" not in plain           # the page's script itself

@@ -1,6 +1,9 @@
 // The tablet: boot from the server-rendered data, follow the table live, send taps.
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
-// and /games/<game id>/tablet.css styles it (both from the game's plug-in folder). The
+// and /games/<game id>/tablet.css styles it (both from the game's plug-in folder); its
+// optional unmount(root) is called when the board is taken down (another game or a replay
+// draws there, the start screen covers it), so it stops its pollers, timers and observers
+// (and a device's module it used: the forest floor's /devices/forest_floor/floor.js). The
 // shell owns what every game has: the prompt and the one undo button, from the session
 // (a game may place the button on its board: ctx.undo; else it sits in the top bar), and
 // the story: the "what just happened" line with its read-aloud switch (story.js; a game
@@ -65,6 +68,14 @@ const REPLAY_CTX = { perform: notNow, send: notNow, choose: notNow, cue: () => {
 
 // --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
+let mounted = null;          // the game module that drew the board last, until its unmount()
+
+/** Take the board's module down: its unmount(root), once, before another draws there. */
+function unmountBoard() {
+  const mod = mounted;
+  mounted = null;
+  try { mod?.unmount?.($("#game-view")); } catch (err) { console.error(err); }
+}
 // Settled once the page's first board (or the start screen) is drawn, or could not be.
 let firstDrawn;
 const drawnOnce = new Promise((resolve) => { firstDrawn = resolve; });
@@ -119,6 +130,7 @@ async function drawGame(session) {
   const shown = replayed || current;
   if (shown !== session || showingStart) return;       // a newer session or the start screen came first
   if (root.dataset.game !== session.game) {            // another game drew here: start afresh
+    unmountBoard();
     // a game's own dialogs (e.g. a private helper) live outside the root: close them
     document.querySelectorAll("body > .modal:not(#pinpad):not(#choice)").forEach((m) => { m.hidden = true; m.replaceChildren(); });
     root.replaceChildren();
@@ -139,10 +151,12 @@ async function drawGame(session) {
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
                               told: storyLine,
-                              // the devices' state when the page was made (the floor: no first poll)
-                              devices: { floor: boot.floor ?? null },
+                              // the devices' state when the page was made, by device name
+                              // (the forest floor's: no first poll)
+                              devices: boot.devices ?? {},
                               scores: () => scoreSlot(session, { final: !!session.outcome, id: "score-final", fold: true }),
                               ...(replayed ? REPLAY_CTX : {}) });
+  mounted = mod;
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   if (!root.contains(storyLine)) $(".topbar").after(storyLine);   // nor the story line
   // said last, so whoever waits for a version (a test, a script) finds it drawn
@@ -155,6 +169,7 @@ async function drawGame(session) {
  *  (or the same) game, a game's module keeps nothing it drew for the other. */
 function fresh() {
   const root = $("#game-view");
+  unmountBoard();
   root.dataset.game = "none";
 }
 
@@ -267,6 +282,7 @@ function perform(action) {
 // --- the start screen --------------------------------------------------------------------
 function showStart() {
   firstDrawn();
+  unmountBoard();                       // the board under the start screen stops its pollers
   document.body.dataset.view = "start";
   $("#game-view").hidden = true;
   $("#start-view").hidden = false;

@@ -123,6 +123,15 @@ let observer = null;
 let observed = null;      // the #cave element watched (a new one after the page was rebuilt)
 let drawnSize = "";       // the stage size the map was last drawn for
 
+/** The board is taken down: stop watching the old panel's size (the next renderCave
+ *  watches whichever panel it draws into). */
+export function unmountCave() {
+  observer?.disconnect();
+  observer = null;
+  observed = null;
+  last = null;
+}
+
 /**
  * Draw the cave into #cave. `moves` are the legal move actions (with `to`), `starts` the
  * legal place_apprentice actions, `swaps` the legal place_swap actions; tapping a lit space

@@ -2,8 +2,9 @@
 // warnings with one-tap fixes, the colour picker and the winner. Drawn by the tablet page
 // (web_ui/static/js/app.js) as render(root, session, ctx); the guide is docs/tablet.md.
 import { $, el, learnColours } from "/static/js/ui.js";
-import { renderSim } from "/static/js/sim.js";
+import { renderSim } from "/devices/cauldron/sim.js";
 import { renderPicker, renderTable, sortActions } from "./view.js";
+import { unmountCave } from "./cave.js";
 
 let drawn = null;            // the session drawn last, to see a new drop fall
 
@@ -33,6 +34,12 @@ function skeleton(ctx) {
   ];
   if (ctx.simulated) renderSim(parts[1].querySelector("#sim"), ctx.send);
   return parts;
+}
+
+/** The shell takes the board down (another game, the start screen, a replay). */
+export function unmount() {
+  unmountCave();
+  drawn = null;
 }
 
 export function render(root, session, ctx) {

@@ -7,14 +7,15 @@ import { askPin, isUnlocked } from "/static/js/pinpad.js";
 import { chipGrid, chipRow, learnPalette, total, words } from "./chips.js";
 import {
   antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor, seedFloor,
-  hasMotor, moving, pollSoon, startCountdown,
-} from "./floor.js";
+  hasMotor, moving, pollSoon, startCountdown, unmount as unmountFloor,
+} from "/devices/forest_floor/floor.js";
 import { playersStrip, resultsPanel, seatToken } from "./panels.js";
 
 const ORDINAL = ["first", "second", "third"];
 const DIRECTIONS = ["clockwise", "counter_clockwise"];
 
 let last = null;             // {root, session, ctx}: what we drew last, to redraw on floor news
+let ticking = null;          // the search clock's interval while the board is up
 const chosenDirection = {};  // round key -> direction the master tapped (not sent until "turn")
 const baskets = {};          // round key + seat -> {colour: n} being entered
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -22,10 +23,20 @@ const roundKey = (session) => `${session.id}:${session.state.round_number}`;
 
 export function render(root, session, ctx) {
   last = { root, session, ctx };
-  seedFloor(ctx.devices?.floor);
+  seedFloor(ctx.devices?.forest_floor);
   draw();
   followFloor((big) => (big ? draw() : refreshFloor()),
     () => ["turn", "turning"].includes(last?.session.state.phase) || countingDown());
+  ticking ??= setInterval(tick, 250);
+}
+
+/** The shell takes the board down (another game, the start screen, a replay): stop the
+ *  floor's polling, the countdown and the search clock. */
+export function unmount() {
+  unmountFloor();
+  clearInterval(ticking);
+  ticking = null;
+  last = null;
 }
 
 function draw() {
@@ -252,10 +263,10 @@ function clock(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-setInterval(() => {
+function tick() {
   const t = document.querySelector("#zw-timer");
   if (t) t.textContent = clock(Date.now() - Number(t.dataset.start));
-}, 250);
+}
 
 function stageSearch(state, session, ctx, names) {
   const rnd = state.round;

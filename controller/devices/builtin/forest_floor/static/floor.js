@@ -1,5 +1,7 @@
 // The forest floor on the tablet: live status (polled), the dial, the big STOP,
-// homing, and the three-second countdown before a turn.
+// homing, and the three-second countdown before a turn. The floor device's own module
+// (served at /devices/forest_floor/floor.js), for any game that turns the floor: a game
+// calls followFloor() while its board is up and unmount() when the shell takes it down.
 import { el } from "/static/js/ui.js";
 import { ApiError, getJSON, postJSON } from "/static/js/net.js";
 
@@ -13,6 +15,7 @@ export const floor = {
 };
 
 let timer = null;
+let following = false;     // between followFloor() and unmount(): a poll in flight then stops
 let seeded = false;        // the page's own floor state stands for the first answer
 let onChange = () => {};
 let wantFast = () => false;
@@ -22,6 +25,7 @@ let lastSignature = "";
 export function followFloor(changed, fast) {
   onChange = changed;
   wantFast = fast;
+  following = true;
   if (timer === null) {
     // what the page came with stands for the first answer: ask again at the usual pace
     if (seeded) { seeded = false; timer = setTimeout(poll, moving() || wantFast() ? FAST_MS : SLOW_MS); }
@@ -53,16 +57,29 @@ function signatureNow() {
 }
 
 export function pollSoon() {
+  if (!following) return;
   clearTimeout(timer);
   timer = setTimeout(poll, 50);
 }
 
+/** The board that used the floor is gone (the shell's unmount): no more polls, no
+ *  countdown left on the screen; the next followFloor() starts afresh. */
+export function unmount() {
+  following = false;
+  clearTimeout(timer);
+  timer = null;
+  onChange = () => {};
+  wantFast = () => false;
+  cancelCountdown();
+}
+
 async function poll() {
   timer = null;
-  if (document.body.dataset.gameId !== "zauberwald") return;   // another game now: stop
+  if (!following) return;
   try {
     learn(await getJSON("/api/v1/floor"));
   } catch (_) { /* offline for a moment: keep the last answer, the stream shows "offline" */ }
+  if (!following || timer !== null) return;     // unmounted, or followed afresh, meanwhile
   const signature = signatureNow();
   const big = signature !== lastSignature;
   lastSignature = signature;

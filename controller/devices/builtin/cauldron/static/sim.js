@@ -1,6 +1,7 @@
 // The simulation panel: stands in for the real cauldron when devices are simulated.
 // A game whose table has a cauldron puts it where it fits (e.g. Mirakel Mix's side column).
-import { el, fill, colourLetter, toast } from "./ui.js";
+// The cauldron device's own module, served at /devices/cauldron/sim.js.
+import { el, fill, colourLetter, toast } from "/static/js/ui.js";
 
 const COLOUR_IDS = ["red", "yellow", "green", "blue", "purple", "orange"];
 

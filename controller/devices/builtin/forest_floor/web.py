@@ -1,5 +1,9 @@
 """The forest floor's own routes: live status, the safety stop, homing (docs/zauberwald-tablet.md).
 
+Mounted by web_ui like every device plug-in's blueprint; the tablet module that uses them,
+``static/floor.js``, is served at ``/devices/forest_floor/floor.js`` for any game that
+turns the floor.
+
 * ``GET /api/v1/floor`` — open to watchers, polled by the tablet a few times a second
   while the floor moves: ``{"floor": status | null, "turn": {...} | null}``.
 * ``POST /api/v1/floor/stop`` — halts the floor at once. **No PIN**: a safety stop must
@@ -19,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, request
 from flask.blueprints import BlueprintSetupState
 
-from . import auth, ctx
-from .errors import ApiError
+from controller.contracts import FloorStatus
+from web_ui import auth, ctx
+from web_ui.errors import ApiError
+
+from ...forest_floor import ForestFloor
 
 if TYPE_CHECKING:
-    from controller.devices.forest_floor import ForestFloor
-
-    from . import TableContext
+    from web_ui import TableContext
 
 bp = Blueprint("floor_api", __name__)
 
@@ -44,7 +49,7 @@ class TurnWatch:
         self._active = False
         self._lock = threading.Lock()
 
-    def __call__(self, status: dict[str, Any]) -> None:     # from the floor's motion thread
+    def __call__(self, status: FloorStatus) -> None:     # from the floor's motion thread
         move = status.get("last_move") or {}
         with self._lock:
             if move.get("result") != "moving":
@@ -82,7 +87,8 @@ def _watch_the_floor(setup_state: BlueprintSetupState) -> None:
 
 
 def _floor_of(context: TableContext) -> ForestFloor | None:
-    return getattr(context.devices, "forest_floor", None) if context.devices is not None else None
+    floor = context.devices.get("forest_floor") if context.devices is not None else None
+    return floor if isinstance(floor, ForestFloor) else None
 
 
 def _floor() -> ForestFloor:
