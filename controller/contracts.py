@@ -140,6 +140,7 @@ class FloorStatus(DeviceStatus):
     fault_code: NotRequired[str | None]
     position_lost: NotRequired[bool]
     goal: NotRequired[float]
+    phase: NotRequired[str]                  # serial: the move in hand (floor_serial.Phase)
     link: NotRequired[dict[str, Any]]        # serial: the Pico's link (state, port, firmware...)
 
 
