@@ -1,7 +1,8 @@
 # potionpi — `make` builds the venv, `make run` starts the table this machine has
 # (simulated where there is no GPIO, said loudly), `make sim` always simulated,
-# `make test` runs everything, `make test-quick` the quick lane while you work, `make lint`
-# type-checks the host and the firmware.
+# `make test` runs everything, `make test-quick` the quick lane while you work, `make bench`
+# measures (`make bench-proof`: the proof suite), `make lint` type-checks the host and the
+# firmware.
 # On a Pi: `make`, then `sudo .venv/bin/potionpi install` runs it as a service.
 PYTHON ?= python3
 # e.g. VENV_FLAGS=--system-site-packages to use Debian's python3-lgpio (docs/install.md)
@@ -20,7 +21,7 @@ FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py
 # kind marks them with the same xdist_group and they share one worker.
 PYTEST_ARGS ?= -n auto --dist loadgroup
 
-.PHONY: all run sim test test-quick bench lint clean
+.PHONY: all run sim test test-quick bench bench-proof lint clean
 .DEFAULT_GOAL := all
 
 $(BIN)/python:
@@ -66,8 +67,14 @@ QUICK_ARGS ?= -n $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) ))) --dis
 test-quick: $(STAMP_TEST)
 	POTIONPI_EXAMPLES=$${POTIONPI_EXAMPLES:-0.1} $(BIN)/python -m pytest $(QUICK_ARGS) -q -m "not browser and not slow"
 
+# Every bench but the proof suite (a few minutes in all), then one table of the targets,
+# each beside its baseline from the same run (docs/performance.md says how to read it).
 bench: $(STAMP_TEST)
-	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python bench/run_all.py
+
+# The proof suite at full scale (issue 15: kill -9 cycles, races, fuzzing; ~15 minutes)
+bench-proof: $(STAMP_TEST)
+	$(BIN)/python bench/bench_proof.py
 
 # Host: controller and web_ui as CPython 3.11 (config in pyproject.toml).
 # Firmware: its modules by their names on the Pico, against the RP2040 MicroPython

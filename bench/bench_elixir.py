@@ -20,7 +20,7 @@ from elixir_support import GAME, NAMES, all_actions, choose  # noqa: E402
 from test_elixir_secrets import perturb  # noqa: E402
 
 
-def main(games: int = 40) -> None:
+def main(games: int = 20) -> None:
     timing = {"apply": 0.0, "legal_actions": 0.0, "view": 0.0, "private_view": 0.0}
     actions, lengths, rounds, leaks, checks = 0, [], [], 0, 0
     start = time.perf_counter()
@@ -59,4 +59,4 @@ def main(games: int = 40) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)

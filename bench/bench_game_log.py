@@ -40,7 +40,9 @@ def main() -> None:
         for game, players in GAMES:
             session = table.start(game, players, seed=7)
             while session["outcome"] is None and session["version"] < 3000:
-                legal = [a for a in session["legal_actions"] if a["type"] != "undo"]
+                legal = [a for a in session["legal_actions"] + [a for s in range(len(players))
+                                                                 for a in table.session(s)["private"]["legal_actions"]]
+                         if a["type"] != "undo"]
                 session = table.act(rng.choice(legal))
             row = store.history(1)[0]
             actions = store.actions(row["id"])

@@ -3,8 +3,10 @@
 The daemon runs in this process on simulated devices (gpiozero MockFactory pins);
 the SSE clients run in a separate process (one selector, raw sockets) so they do not
 compete for this process's GIL. Both sides read CLOCK_MONOTONIC, so times compare.
-Baseline: a bare Flask SSE echo on waitress's defaults, measured the same way in the same
-run (bench/bench_table.py has the whole table of issue 16).
+Baseline: a bare Flask SSE echo on potionpi's own server (web_ui/server.py) sending
+messages of the same size as potionpi's session, each encoded once and handed to every
+stream through a ``SimpleQueue``, measured the same way in the same run
+(bench/bench_table.py has the daemons as subprocesses, with HTTP in the path).
 Prints median and 99th percentile for 1 and 16 clients. No thresholds.
 """
 from __future__ import annotations
@@ -23,8 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-DROPS = 120
-ID_RE = re.compile(rb"(?:^|\n)id: ?(\d+)\n")
+DROPS = 80
+# Every event's "id:" line follows a newline; a literal "\n" first lets the regex engine
+# jump to it ("(?:^|\n)" tried every byte: ~50 us per 5 KB message, counted against the
+# later streams' arrival times).
+ID_RE = re.compile(rb"\nid: ?(\d+)\n")
 
 
 def client_process(port: int, path: str, n: int, ready, results, stop) -> None:
@@ -98,9 +103,11 @@ def report(label: str, lat: list[float]) -> None:
 
 
 # --- potionpi: beam edge on a mock pin → drop action → table → SSE -------------------
-def potionpi_runs() -> dict[int, list[float]]:
+def potionpi_runs() -> tuple[dict[int, list[float]], int]:
+    """Latencies per client count, and the size of a session's stream message."""
     from controller.config import Config
     from controller.daemon import Daemon
+    from web_ui.stream import session_message
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,74 +130,77 @@ def potionpi_runs() -> dict[int, list[float]]:
             for clients in (1, 16):
                 table.start("mirakel-mix", ["Ann", "Ben", "Cas", "Dee"], seed=99)
                 out[clients] = measure(port, "/api/v1/stream", clients, trigger)
+            size = len(session_message(table.session()).encode())
         finally:
             d.close()
-    return out
+    return out, size
 
 
-# --- baseline: a bare Flask SSE echo on waitress --------------------------------------
-def baseline_runs() -> dict[int, list[float]]:
+# --- baseline: a bare Flask SSE echo on potionpi's server, same-size messages ---------
+def baseline_runs(message_bytes: int) -> dict[int, list[float]]:
     from flask import Flask, Response
-    from waitress import create_server
-    from waitress.wasyncore import close_all
+
+    from web_ui.server import make_server
 
     app = Flask("echo")
-    subscribers: list[queue.Queue] = []
+    subscribers: list[queue.SimpleQueue] = []
     lock = threading.Lock()
     counter = [0]
+    pad = "x" * max(0, message_bytes - 40)
+
+    def message(n: int) -> str:
+        return f'id: {n}\ndata: {{"version": {n}, "pad": "{pad}"}}\n\n'
 
     @app.get("/stream")
     def stream():
-        q: queue.Queue = queue.Queue()
+        q: queue.SimpleQueue = queue.SimpleQueue()
         with lock:
             subscribers.append(q)
 
         def gen():
-            yield f"id: {counter[0]}\ndata: hello\n\n"
+            yield message(counter[0])
             while True:
                 try:
-                    n = q.get(timeout=1)
+                    text = q.get(timeout=1)
                 except queue.Empty:
                     yield ": keep-alive\n\n"
                     continue
-                if n is None:
+                if text is None:
                     return
-                yield f"id: {n}\ndata: {{\"drop\": \"red\"}}\n\n"
+                yield text
         return Response(gen(), mimetype="text/event-stream")
 
-    # an honest baseline: waitress's defaults, not potionpi's make_server (only threads
-    # raised: each stream holds one)
-    server = create_server(app, host="127.0.0.1", port=0, threads=32)
+    server = make_server(app, "127.0.0.1", 0, threads=32)
     threading.Thread(target=server.run, daemon=True).start()
 
     def trigger():
         counter[0] += 1
         t0 = time.perf_counter()
+        text = message(counter[0])             # one encoding, for every stream
         with lock:
             for q in subscribers:
-                q.put(counter[0])
+                q.put(text)
         return counter[0], t0
 
     out = {}
     try:
         for clients in (1, 16):
-            out[clients] = measure(int(server.effective_port), "/stream", clients, trigger)
+            out[clients] = measure(server.port, "/stream", clients, trigger)
             with lock:
                 for q in subscribers:
                     q.put(None)
                 subscribers.clear()
     finally:
-        server.task_dispatcher.shutdown(timeout=5)
-        close_all(server._map)
+        server.close()
     return out
 
 
 def main() -> None:
     print(f"beam edge → drop at SSE clients ({DROPS} drops per run)")
-    base = baseline_runs()
-    ours = potionpi_runs()
+    ours, size = potionpi_runs()
+    base = baseline_runs(size)
     for clients in (1, 16):
-        report(f"bare Flask SSE echo, {clients:>2} client(s)", base[clients])
+        report(f"bare Flask SSE echo, {size} B, {clients:>2} client(s)", base[clients])
         report(f"potionpi mock beam → tablet, {clients:>2} client(s)", ours[clients])
 
 

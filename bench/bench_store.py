@@ -8,10 +8,10 @@
   acknowledged action is on disk);
 * restart: resume of a Zaubercocktail round of 300 taps and of a 2,000-action game, with
   snapshots vs the full replay;
-* export: peak Python memory (tracemalloc) of ``potionpi export`` for 1,000 and 5,000
-  generated games.
+* export: peak Python memory (tracemalloc) and time of writing the export for 1,000
+  generated games (bench_downloads.py has the daemon's side and 10,000 games).
 
-    python bench/bench_store.py [--games 1000 5000]
+    python bench/bench_store.py [--games 1000]
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller import table as table_module  # noqa: E402
-from controller.cli import write_export  # noqa: E402
+from controller.service.bundle import write_export  # noqa: E402
 from controller.store import Store  # noqa: E402
 from controller.table import Table  # noqa: E402
 
@@ -131,7 +131,7 @@ def export_peak(games: int, tmp: Path) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, nargs="*", default=[1000, 5000])
+    parser.add_argument("--games", type=int, nargs="*", default=[1000])
     parser.add_argument("--actions", type=int, default=1000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:

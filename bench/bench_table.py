@@ -1,21 +1,23 @@
-"""The table of issue 16: potionpi beside a bare Flask + waitress app, measured the same way.
+"""The daemon beside a fair baseline: start-up, idle memory and CPU, drop -> 16 streams.
 
-Both run as subprocesses pinned to one core (``taskset``, if there is a second core the
-clients run on the other). Medians. No thresholds: figures and ratios to the bare app.
+The baseline is bench/bare_app.py: a bare Flask app served by potionpi's own waitress
+server (the same settings, guards and per-stream threads), whose drop makes one message
+of the same size as potionpi's session (measured first), encoded once and handed to every
+stream through a ``SimpleQueue``. Both run as subprocesses pinned to core 0 (``taskset``),
+the SSE clients in one process on the other core; rounds alternate between the two, so a
+busy moment of the shared machine hits both. Medians, with the range over the rounds.
 
-* start to first 200 — from ``exec`` until ``GET /healthz`` (bare: ``GET /``) answers;
-* idle RSS / USS — after start-up, from /proc/<pid>/smaps_rollup;
-* idle CPU — CPU ticks used in ``--seconds`` (default 60) with 2 open streams;
-* drop -> client p50/p99 at 1/16/64 clients — from sending the drop (potionpi: the
-  simulated cauldron's ``POST /api/v1/sim/cauldron/drop``; bare: ``POST /drop``) until
-  each client's SSE stream has the new version (clients spread over 127.0.0.x
-  addresses, as tablets on the Wi-Fi have their own);
-* daemon CPU per drop — the server's CPU ticks over the 16-client run / drops.
+* start-up: from ``exec`` until ``GET /healthz`` (bare: ``GET /``) answers, on a database
+  that already exists (as on a Pi after its first evening); idle RSS and PSS 2 s later;
+* idle CPU: the server's CPU time (all threads, /proc schedstat) over ``--idle`` seconds
+  with no stream and with 16 open streams;
+* drop -> 16 streams: from sending the drop (potionpi: ``POST /api/v1/sim/cauldron/drop``,
+  the simulated beam as a real one) until each stream has the new version; p50, p95 and the
+  first-to-last spread per drop, with the database on tmpfs (the disk left out) and on
+  the disk, where one fsync per action (``synchronous=FULL``, kept) is part of it: the
+  disk's own fsync time is measured beside it on the same folder.
 
-The bare app (bench/bare_app.py) is waitress's defaults but ``threads`` (72: each SSE
-stream holds a thread). OctoPrint is measured if ``octoprint`` is on the PATH.
-
-    python bench/bench_table.py [--seconds 60] [--drops 60] [--runs 3] [--root CHECKOUT]
+    python bench/bench_table.py [--runs 3] [--drops 100] [--idle 5] [--root CHECKOUT]
 """
 from __future__ import annotations
 
@@ -37,13 +39,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.report import compiled, load_average, row, spread  # noqa: E402
+
 PIN = "2468"
+STREAMS = 16
 # Every event's "id:" line follows a newline (the chunk-size line's CRLF, or the previous
 # line). A literal "\n" first lets the regex engine jump to it: "(?:^|\n)" made it try every
 # byte, ~50 us per 5 KB session in the one client process, which counted towards the
 # later streams' arrival times (16 streams: ~0.8 ms) and so grew with the message size.
 ID_RE = re.compile(rb"\nid: ?(\d+)\n")
-CLIENTS = (1, 16, 64)
+GAME = {"game": "mirakel-mix", "players": ["Ann", "Ben", "Cas", "Dee"], "seed": 1}
 
 
 def free_port() -> int:
@@ -53,7 +58,7 @@ def free_port() -> int:
 
 
 def pinned(cmd: list[str]) -> list[str]:
-    return ["taskset", "-c", "0", *cmd] if shutil.which("taskset") and os.cpu_count() and os.cpu_count() > 1 else cmd
+    return ["taskset", "-c", "0", *cmd] if shutil.which("taskset") and (os.cpu_count() or 1) > 1 else cmd
 
 
 class Server:
@@ -80,7 +85,7 @@ class Server:
                     if r.status == 200:
                         return time.perf_counter() - t0
             except OSError:
-                time.sleep(0.01)
+                time.sleep(0.005)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -90,6 +95,9 @@ class Server:
                                      headers={"Content-Type": "application/json", **self.headers})
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
+
+    def new_game(self) -> None:
+        """potionpi: a new Mirakel Mix (its phase takes drops); the bare app always does."""
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -106,18 +114,44 @@ class Server:
         return self.proc.pid
 
 
+class Potionpi(Server):
+    def __init__(self, data_dir: Path, root: Path):
+        port = free_port()
+        env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONPATH=str(root))
+        super().__init__("potionpi", [sys.executable, "-m", "controller.cli", "run", "--sim", "--host",
+                                      "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
+                         port, "/healthz", "/api/v1/stream", "/api/v1/sim/cauldron/drop", {"X-Table-Pin": PIN},
+                         env, cwd=root)
+
+    def new_game(self) -> None:
+        self.post("/api/v1/session", GAME)
+
+
+class Bare(Server):
+    def __init__(self, message_bytes: int):
+        port = free_port()
+        super().__init__("bare", [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port),
+                                  str(message_bytes)], port, "/", "/stream", "/drop", {})
+
+
 def memory_kib(pid: int) -> tuple[int, int]:
-    """(RSS, USS) in KiB from smaps_rollup."""
+    """(RSS, PSS) in KiB from smaps_rollup."""
     fields = {}
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
         key, value = line.split(":", 1)
         fields[key] = int(value.split()[0])
-    return fields["Rss"], fields["Private_Clean"] + fields["Private_Dirty"]
+    return fields["Rss"], fields["Pss"]
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time of every thread of ``pid`` (nanosecond schedstat, not 10 ms ticks)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass                               # a thread that just ended
+    return total / 1e9
 
 
 # --- SSE clients in their own process (no GIL shared with the bench) ---------------------
@@ -158,14 +192,13 @@ class Clients:
     def __init__(self, server: Server, n: int):
         ctx = mp.get_context("fork")
         self.ready, self.stop, self.results = ctx.Event(), ctx.Event(), ctx.Queue()
-        self.n = n
         self.proc = ctx.Process(target=client_process,
                                 args=(server.port, server.stream_path, n, self.ready, self.results, self.stop))
 
     def __enter__(self) -> "Clients":
         self.proc.start()
         self.ready.wait(30)
-        time.sleep(0.5)
+        time.sleep(0.5)                    # every stream has its first message
         return self
 
     def finish(self) -> list:
@@ -180,34 +213,35 @@ class Clients:
             self.proc.join(10)
 
 
-def latencies(server: Server, clients: int, drops: int, new_game) -> tuple[list[float], float]:
-    """Latencies (ms) of ``drops`` drops to ``clients`` streams; server CPU s per drop."""
-    time.sleep(1.0)              # the last run's clients have hung up and the server saw it
-    new_game()
-    with Clients(server, clients) as c:
+def drops_to_streams(server: Server, drops: int) -> dict[str, float]:
+    """p50/p95 (ms) of drop -> each of the streams, the median first-to-last spread, misses."""
+    server.new_game()
+    with Clients(server, STREAMS) as c:
         sent = []
-        cpu0 = cpu_seconds(server.pid)
         for _ in range(drops):
             t0 = time.perf_counter()
             session = server.post(server.drop_path)["session"]
             sent.append((session["version"], t0))
             if session["state"].get("phase") != "fill_bowls":
-                new_game()
+                server.new_game()
             time.sleep(0.02)
         time.sleep(0.5)
-        cpu = (cpu_seconds(server.pid) - cpu0) / drops
         seen = c.finish()
-    lat = []
-    for client in range(clients):
+    lat, per_drop = [], {}
+    for client in range(STREAMS):
         events = [(eid, t) for cl, eid, t in seen if cl == client]
         j = 0
-        for eid, t0 in sent:
+        for k, (eid, t0) in enumerate(sent):     # each drop to the next event with its id
             while j < len(events) and not (events[j][0] == eid and events[j][1] >= t0):
                 j += 1
             if j < len(events):
-                lat.append((events[j][1] - t0) * 1000)
+                ms = (events[j][1] - t0) * 1000
+                lat.append(ms)
+                per_drop.setdefault(k, []).append(ms)
                 j += 1
-    return lat, cpu
+    spreads = [max(v) - min(v) for v in per_drop.values() if len(v) == STREAMS]
+    return {"p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "spread": statistics.median(spreads) if spreads else 0,
+            "missed": STREAMS * drops - len(lat)}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -215,98 +249,127 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
 
 
-def measure(make, runs: int, seconds: float, drops: int) -> dict:
-    out: dict = {"start": [], "rss": [], "uss": []}
-    for _ in range(runs):
-        server = make()
-        try:
-            out["start"].append(server.start())
-            time.sleep(2.0)
-            rss, uss = memory_kib(server.pid)
-            out["rss"].append(rss)
-            out["uss"].append(uss)
-        finally:
-            server.stop()
-    server = make()
+def idle_cpu(server: Server, seconds: float) -> tuple[float, float]:
+    """ms of CPU per minute with no stream, then with 16 open streams."""
+    time.sleep(1.0)
+    cpu0 = cpu_seconds(server.pid)
+    time.sleep(seconds)
+    quiet = (cpu_seconds(server.pid) - cpu0) / seconds * 60_000
+    with Clients(server, STREAMS):
+        time.sleep(0.5)
+        cpu0 = cpu_seconds(server.pid)
+        time.sleep(seconds)
+        streams = (cpu_seconds(server.pid) - cpu0) / seconds * 60_000
+    return quiet, streams
+
+
+def fsync_ms(folder: Path, n: int = 60) -> float:
+    """Median of writing 2 KiB (one action's WAL frames) and fsync-ing it, in ``folder``."""
+    path = folder / "fsync-probe"
+    times = []
+    with open(path, "wb") as f:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            f.write(b"x" * 2048)
+            f.flush()
+            os.fsync(f.fileno())
+            times.append((time.perf_counter() - t0) * 1000)
+    path.unlink()
+    return statistics.median(times)
+
+
+def session_bytes(root: Path, data_dir: Path) -> int:
+    """The size of potionpi's Mirakel Mix session as its stream sends it (the bare app's)."""
+    server = Potionpi(data_dir, root)
     try:
         server.start()
-        new_game = getattr(server, "new_game", lambda: None)
-        new_game()
-        with Clients(server, 2):
-            time.sleep(1.0)
-            cpu0 = cpu_seconds(server.pid)
-            time.sleep(seconds)
-            out["idle_cpu"] = cpu_seconds(server.pid) - cpu0
-        for n in CLIENTS:
-            lat, cpu = latencies(server, n, drops, new_game)
-            out[f"p50_{n}"], out[f"p99_{n}"] = pct(lat, 0.5), pct(lat, 0.99)
-            out[f"missed_{n}"] = n * drops - len(lat)
-            if n == 16:
-                out["cpu_per_drop"] = cpu
+        server.new_game()
+        with urllib.request.urlopen(server.url("/api/v1/session"), timeout=10) as r:
+            return len(r.read())
     finally:
         server.stop()
-    return out
-
-
-def potionpi(data_dir: str, root: Path = ROOT):
-    def make() -> Server:
-        port = free_port()
-        env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONPATH=str(root))
-        server = Server("potionpi", [sys.executable, "-m", "controller.cli", "run", "--sim", "--host",
-                                     "127.0.0.1", "--port", str(port), "--data-dir", tempfile.mkdtemp(dir=data_dir)],
-                        port, "/healthz", "/api/v1/stream", "/api/v1/sim/cauldron/drop", {"X-Table-Pin": PIN}, env,
-                        cwd=root)
-        server.new_game = lambda: server.post(  # type: ignore[attr-defined]
-            "/api/v1/session", {"game": "mirakel-mix", "players": ["Ann", "Ben", "Cas", "Dee"], "seed": 1})
-        return server
-    return make
-
-
-def bare():
-    def make() -> Server:
-        port = free_port()
-        return Server("bare", [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port), "72"],
-                      port, "/", "/stream", "/drop", {})
-    return make
-
-
-def row(label: str, ours: str, base: str, ratio: float | None) -> None:
-    r = "" if ratio is None else f"{ratio:5.2f}x"
-    print(f"| {label:<34} | {ours:>18} | {base:>18} | {r:>7} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60.0, help="idle CPU window (default 60)")
-    parser.add_argument("--drops", type=int, default=60, help="drops per latency run (default 60)")
-    parser.add_argument("--runs", type=int, default=3, help="start-ups measured (default 3)")
-    parser.add_argument("--data-root", default=None,
-                        help="where potionpi's database goes (e.g. /dev/shm: leave the disk's fsync out)")
+    parser.add_argument("--runs", type=int, default=3, help="start-ups of each (default 3)")
+    parser.add_argument("--drops", type=int, default=100, help="drops per latency run (default 100)")
+    parser.add_argument("--rounds", type=int, default=2, help="latency runs of each on tmpfs (default 2)")
+    parser.add_argument("--idle", type=float, default=5.0, help="idle CPU window in seconds (default 5)")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="potionpi checkout to measure (e.g. an older one, for before/after)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir=args.data_root) as tmp:
-        ours = measure(potionpi(tmp, args.root.resolve()), args.runs, args.seconds, args.drops)
-    base = measure(bare(), args.runs, args.seconds, args.drops)
+    root = args.root.resolve()
+    compiled(ROOT)                 # as installed on a Pi: no compiling at start (another checkout: as it is)
+    shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory() as disk_name, tempfile.TemporaryDirectory(dir=shm) as shm_name:
+        disk, tmpfs = Path(disk_name), Path(shm_name)
+        size = session_bytes(root, disk)          # also leaves an existing database behind
+        print(f"potionpi ({root}) beside bench/bare_app.py with {size}-byte messages; both on core 0, "
+              f"clients on core 1; load {load_average()}")
+        starts: dict[str, list[float]] = {"potionpi": [], "bare": []}
+        memory: dict[str, list[tuple[int, int]]] = {"potionpi": [], "bare": []}
+        for _ in range(args.runs):
+            for server in (Potionpi(disk, root), Bare(size)):
+                try:
+                    starts[server.name].append(server.start())
+                    time.sleep(2.0)
+                    memory[server.name].append(memory_kib(server.pid))
+                finally:
+                    server.stop()
+        cpu: dict[str, tuple[float, float]] = {}
+        latency: dict[str, list[dict[str, float]]] = {"potionpi": [], "bare": [], "disk": []}
+        for _ in range(args.rounds):
+            for server in (Potionpi(tmpfs, root), Bare(size)):
+                try:
+                    server.start()
+                    if server.name not in cpu:
+                        server.new_game()
+                        cpu[server.name] = idle_cpu(server, args.idle)
+                    latency[server.name].append(drops_to_streams(server, args.drops))
+                finally:
+                    server.stop()
+        server = Potionpi(disk, root)
+        try:
+            server.start()
+            latency["disk"].append(drops_to_streams(server, args.drops))
+        finally:
+            server.stop()
+        fsync = fsync_ms(disk)
+
     med = statistics.median
-    print(f"potionpi ({args.root.resolve()}) vs a bare Flask + waitress app, pinned to one core; medians "
-          f"(idle window {args.seconds:.0f} s, {args.drops} drops per run; "
-          f"database in {args.data_root or tempfile.gettempdir()})")
-    print("| measure                            |           potionpi |         bare Flask |   ratio |")
-    print("|---|---|---|---|")
-    row("start to first 200", f"{med(ours['start']):.2f} s", f"{med(base['start']):.2f} s",
-        med(ours["start"]) / med(base["start"]))
-    row("idle RSS / USS", f"{med(ours['rss']) / 1024:.0f} / {med(ours['uss']) / 1024:.0f} MiB",
-        f"{med(base['rss']) / 1024:.0f} / {med(base['uss']) / 1024:.0f} MiB", med(ours["rss"]) / med(base["rss"]))
-    row(f"idle CPU, {args.seconds:.0f} s, 2 streams", f"{ours['idle_cpu']:.2f} s", f"{base['idle_cpu']:.2f} s", None)
-    for n in CLIENTS:
-        missed = f" ({ours[f'missed_{n}']} missed)" if ours[f"missed_{n}"] else ""
-        row(f"drop -> client p50 / p99, {n} cl.", f"{ours[f'p50_{n}']:.1f} / {ours[f'p99_{n}']:.1f} ms{missed}",
-            f"{base[f'p50_{n}']:.1f} / {base[f'p99_{n}']:.1f} ms", ours[f"p50_{n}"] / base[f"p50_{n}"])
-    row("daemon CPU per drop (16 clients)", f"{ours['cpu_per_drop'] * 1000:.1f} ms",
-        f"{base['cpu_per_drop'] * 1000:.1f} ms", ours["cpu_per_drop"] / max(base["cpu_per_drop"], 1e-9))
-    if shutil.which("octoprint") is None:
-        print("(OctoPrint is not installed here: its column is left out)")
+    rounds = list(zip(starts["potionpi"], starts["bare"]))
+    ratio = med(starts["potionpi"]) / med(starts["bare"])
+    row("start-up: exec -> first 200", spread(starts["potionpi"], "{:.2f}") + " s",
+        spread(starts["bare"], "{:.2f}") + " s", ratio, "<= 1.2x", ratio <= 1.2,
+        note="per-round ratios " + spread([p / b for p, b in rounds]) + "x")
+    rss = [m[0] / 1024 for m in memory["potionpi"]]
+    base_rss = [m[0] / 1024 for m in memory["bare"]]
+    ratio = med(rss) / med(base_rss)
+    row("idle RSS", spread(rss, "{:.1f}") + " MiB", spread(base_rss, "{:.1f}") + " MiB", ratio, "<= 1.15x",
+        ratio <= 1.15, note=f"PSS {med(m[1] for m in memory['potionpi']) / 1024:.1f} vs "
+                            f"{med(m[1] for m in memory['bare']) / 1024:.1f} MiB")
+    for k, label in ((0, "no stream"), (1, f"{STREAMS} streams")):
+        ours, base = cpu["potionpi"][k], cpu["bare"][k]
+        row(f"idle CPU, {label}", f"{ours:.1f} ms/min", f"{base:.1f} ms/min", ours / base if base else None,
+            note=f"{args.idle:.0f} s window")
+    for key, target, limit in (("p50", "<= 1.3x", 1.3), ("p95", "<= 2x", 2.0)):
+        ours = [r[key] for r in latency["potionpi"]]
+        base = [r[key] for r in latency["bare"]]
+        ratio = med(ours) / med(base)
+        row(f"drop -> {STREAMS} streams {key}, DB on tmpfs", spread(ours) + " ms", spread(base) + " ms", ratio,
+            target, ratio <= limit,
+            note=f"per-round {spread([o / b for o, b in zip(ours, base)])}x" if len(ours) > 1 else "")
+    row(f"drop -> {STREAMS} streams, first-to-last spread", spread([r["spread"] for r in latency["potionpi"]]) + " ms",
+        spread([r["spread"] for r in latency["bare"]]) + " ms",
+        med(r["spread"] for r in latency["potionpi"]) / max(1e-9, med(r["spread"] for r in latency["bare"])))
+    disk_run = latency["disk"][0]
+    row(f"drop -> {STREAMS} streams p50 / p95, DB on disk",
+        f"{disk_run['p50']:.2f} / {disk_run['p95']:.2f} ms", f"tmpfs {med(r['p50'] for r in latency['potionpi']):.2f} ms",
+        None, note=f"the disk's fsync alone {fsync:.2f} ms = {fsync / disk_run['p50'] * 100:.0f}% of the p50")
+    missed = sum(r["missed"] for runs in latency.values() for r in runs)
+    if missed:
+        print(f"  ({missed} versions never reached a stream: coalesced or refused)")
 
 
 if __name__ == "__main__":

@@ -87,12 +87,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "potionpi-page.cpuprofile",
                         help="where to save the CPU profile (for DevTools)")
     parser.add_argument("--top", type=int, default=15, help="how many functions to list")
+    parser.add_argument("--one-core", action="store_true", help="the browser on one core (as bench_page.py)")
     args = parser.parse_args()
     chromium = find_chromium()
     if chromium is None:
         print("no Chromium: not profiled")
         return
-    with board_on_table(args.game, chromium) as (d, new_page):
+    with board_on_table(args.game, chromium, pinned=args.one_core) as (d, new_page):
         _context, page, cdp = new_page()
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
         cdp.send("Profiler.enable")

@@ -24,10 +24,11 @@ and scoring settings come from its plug-in's ``bgstats.toml``.
 """
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from functools import cache
-from typing import Any
+from typing import Any, Callable, Iterable, Iterator
 
 from . import games
 from .games.base import load_data
@@ -96,75 +97,112 @@ def _score(game: dict[str, Any], seat: int, placed: dict[str, Any] | None, rules
     return "" if value is None or isinstance(value, (dict, list)) else str(value)
 
 
-def finished(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The games that reached their end, oldest first (as BG Stats lists plays)."""
-    return sorted((g for g in rows if g["status"] in FINISHED and g["outcome"]), key=lambda g: g["id"])
+def finished(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The games among ``rows`` that reached their end (a winner to count)."""
+    return (g for g in rows if g["status"] in FINISHED and g["outcome"])
 
 
-def play_file(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The BG Stats play file of every finished game among ``rows`` (store rows);
-    players are the same person when their names match ignoring case and spaces."""
-    plays = finished(rows)
-    if not plays:
-        raise ExportError("no finished game to export yet: a game counts once it has a winner", 404)
+def play_file(plays: Callable[[], Iterable[dict[str, Any]]]) -> Iterator[str]:
+    """The BG Stats play file of every finished game ``plays()`` gives (store rows, oldest
+    first, as BG Stats lists plays), as pieces of JSON text; players are the same person
+    when their names match ignoring case and spaces.
+
+    Written in two passes over ``plays()``, so a long history never sits in memory whole:
+    the first collects the players and games the plays refer to by number (a table has a
+    few dozen) and checks each game's settings, the second writes one play at a time.
+    Nothing finished, or a wrong ``bgstats.toml``, raises ExportError here, before any
+    text: the download answers with a sentence instead of half a file.
+    """
     names = {p.id: p.name for p in games.plugins().values()}
     player_ids: dict[str, int] = {}
     players: list[dict[str, Any]] = []
     game_ids: dict[str, int] = {}
     game_list: list[dict[str, Any]] = []
-    newest = _date(max(g["finished"] or g["started"] for g in plays))
-    out_plays = []
-    for g in plays:
-        rules = settings(g["game"])
+    newest: float | None = None
+    for g in finished(plays()):
+        end = g["finished"] or g["started"]
+        newest = end if newest is None else max(newest, end)
         if g["game"] not in game_ids:
+            rules = settings(g["game"])
             game_ids[g["game"]] = len(game_list) + 1
             game_list.append({"uuid": str(uuid.uuid5(NAMESPACE, f"game:{g['game']}")), "id": game_ids[g["game"]],
-                              "name": names.get(g["game"], g["game"]), "modificationDate": newest,
+                              "name": names.get(g["game"], g["game"]), "modificationDate": "",
                               "bggId": rules["bgg_id"], "bggYear": 0, "cooperative": rules["cooperative"],
                               "highestWins": rules["highest_wins"], "noPoints": rules["no_points"],
                               "usesTeams": False})
-        outcome = g["outcome"]
-        winners = set(outcome.get("winners", []))
-        placings = {r["seat"]: r for r in outcome.get("ranking", [])}
-        scores = []
-        for seat, name in enumerate(g["players"]):
-            key = " ".join(name.split()).casefold()
+        for name in g["players"]:
+            key = _player_key(name)
             if key not in player_ids:
                 player_ids[key] = len(players) + 1
                 players.append({"uuid": str(uuid.uuid5(NAMESPACE, f"player:{key}")), "id": player_ids[key],
                                 "name": " ".join(name.split()), "isAnonymous": False,
-                                "modificationDate": newest, "bggUsername": ""})
-            placed = placings.get(seat)
-            # the engine's ranking (Elixir: the winner 1st, the others share 2nd); a game
-            # with no ranking gives the winners 1 and the others 0, BG Stats' "no rank"
-            rank = placed["place"] if placed else (1 if seat in winners else 0)
-            scores.append({"playerRefId": player_ids[key], "score": _score(g, seat, placed, rules),
-                           "winner": seat in winners, "rank": rank, "seatOrder": seat + 1,
-                           "startPlayer": False, "newPlayer": False, "role": "", "team": ""})
-        end = g["finished"] or g["started"]
-        out_plays.append({"uuid": str(uuid.uuid5(NAMESPACE, f"play:{g['id']}:{g['started']!r}")),
-                          "gameRefId": game_ids[g["game"]], "locationRefId": 1,
-                          "playDate": _date(g["started"]), "entryDate": _date(end), "modificationDate": _date(end),
-                          "durationMin": max(0, round((end - g["started"]) / 60)),
-                          "ignored": False, "manualWinner": False, "rounds": 0, "usesTeams": False,
-                          "scoringSetting": 0, "board": "", "comments": f"PotionPi game #{g['id']}",
-                          "playerScores": scores})
-    return {"about": ABOUT, "players": players,
+                                "modificationDate": "", "bggUsername": ""})
+    if newest is None:
+        raise ExportError("no finished game to export yet: a game counts once it has a winner", 404)
+    stamp = _date(newest)
+    for entry in (*game_list, *players):
+        entry["modificationDate"] = stamp
+    head = {"about": ABOUT, "players": players,
             "locations": [{"uuid": str(uuid.uuid5(NAMESPACE, "location")), "id": 1, "name": LOCATION,
-                           "modificationDate": newest}],
-            "games": game_list, "plays": out_plays}
+                           "modificationDate": stamp}],
+            "games": game_list}
+    return _pieces(_text(head)[:-1] + ',"plays":[', plays, game_ids, player_ids)
 
 
-def one_game(rows: list[dict[str, Any]], game_no: int) -> dict[str, Any]:
-    """The play file of game number ``game_no``; a game still running (its log may hold
-    secrets) or unknown is refused with a sentence."""
-    row = next((g for g in rows if g["id"] == game_no), None)
+def _pieces(head: str, plays: Callable[[], Iterable[dict[str, Any]]], game_ids: dict[str, int],
+            player_ids: dict[str, int], batch: int = 50) -> Iterator[str]:
+    """The file's text: its head, then the plays ``batch`` at a time, then its end."""
+    pending: list[str] = []
+    yield head
+    for n, g in enumerate(finished(plays())):
+        pending.append(("," if n else "") + _text(_play(g, game_ids, player_ids)))
+        if len(pending) >= batch:
+            yield "".join(pending)
+            pending.clear()
+    yield "".join(pending) + "]}"
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _player_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def _play(g: dict[str, Any], game_ids: dict[str, int], player_ids: dict[str, int]) -> dict[str, Any]:
+    rules = settings(g["game"])
+    outcome = g["outcome"]
+    winners = set(outcome.get("winners", []))
+    placings = {r["seat"]: r for r in outcome.get("ranking", [])}
+    scores = []
+    for seat, name in enumerate(g["players"]):
+        placed = placings.get(seat)
+        # the engine's ranking (Elixir: the winner 1st, the others share 2nd); a game
+        # with no ranking gives the winners 1 and the others 0, BG Stats' "no rank"
+        rank = placed["place"] if placed else (1 if seat in winners else 0)
+        scores.append({"playerRefId": player_ids[_player_key(name)], "score": _score(g, seat, placed, rules),
+                       "winner": seat in winners, "rank": rank, "seatOrder": seat + 1,
+                       "startPlayer": False, "newPlayer": False, "role": "", "team": ""})
+    end = g["finished"] or g["started"]
+    return {"uuid": str(uuid.uuid5(NAMESPACE, f"play:{g['id']}:{g['started']!r}")),
+            "gameRefId": game_ids[g["game"]], "locationRefId": 1,
+            "playDate": _date(g["started"]), "entryDate": _date(end), "modificationDate": _date(end),
+            "durationMin": max(0, round((end - g["started"]) / 60)),
+            "ignored": False, "manualWinner": False, "rounds": 0, "usesTeams": False,
+            "scoringSetting": 0, "board": "", "comments": f"PotionPi game #{g['id']}",
+            "playerScores": scores}
+
+
+def one_game(row: dict[str, Any] | None, game_no: int) -> Iterator[str]:
+    """The play file of game number ``game_no`` (its store row, or None); a game still
+    running (its log may hold secrets) or unknown is refused with a sentence."""
     if row is None:
         raise LookupError(f"there is no game #{game_no} in the table's history")
     if row["status"] not in FINISHED or not row["outcome"]:
         why = "is still running" if row["status"] == "playing" else f"ended without a winner ({row['status']})"
         raise ExportError(f"game #{game_no} {why}; only finished games go to BG Stats", 409)
-    return play_file([row])
+    return play_file(lambda: [row])
 
 
 def filename(game_no: int | None = None, game_id: str = "") -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
-from .service.check import PARTS as CHECK_PARTS, SIM_FAULTS
+from .service import CHECK_PARTS, SIM_FAULTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -373,13 +373,14 @@ def cmd_history(args) -> int:
     try:
         if args.csv:
             from .records import history_csv
-            sys.stdout.write(history_csv(store.history(limit=1_000_000)))
+            sys.stdout.writelines(history_csv(store.iter_games(newest_first=True)))
             return EXIT_OK
         if args.bgstats is not None:
             from . import bgstats
-            rows = store.history(limit=1_000_000)
-            doc = bgstats.one_game(rows, args.bgstats) if args.bgstats else bgstats.play_file(rows)
-            sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
+            pieces = (bgstats.one_game(store.game(args.bgstats), args.bgstats) if args.bgstats else
+                      bgstats.play_file(lambda: store.iter_games(statuses=bgstats.FINISHED)))
+            sys.stdout.writelines(pieces)
+            sys.stdout.write("\n")
             return EXIT_OK
         for g in store.history(args.limit):
             winners = ""
@@ -411,7 +412,7 @@ def cmd_replay(args) -> int:
 
     store = _open_store(args)
     try:
-        row = next((g for g in store.history(1_000_000) if g["id"] == args.game_id), None)
+        row = store.game(args.game_id)
         if row is None:
             print(f"potionpi: no game #{args.game_id}", file=sys.stderr)
             return EXIT_USAGE

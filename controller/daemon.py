@@ -1,6 +1,7 @@
 """One process: devices, table, store and web server, started and stopped together."""
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from pathlib import Path
@@ -182,15 +183,21 @@ class FirmwareWatch:
     this potionpi brings (``potionpi update`` flashes it). Listens to the floor's status."""
 
     def __init__(self, table: Table):
-        from .firmware_tools import firmware_version
-
         self.table = table
-        self.host = firmware_version()
         self.pico: str | None = None
         self._told: str | None = None
 
+    @functools.cached_property
+    def host(self) -> str:
+        """The firmware this potionpi brings, read when first asked (the flashing and
+        link tools it comes with are not needed to run a table without a Pico)."""
+        from .firmware_tools import firmware_version
+        return firmware_version()
+
     @property
     def older(self) -> bool:
+        if self.pico is None:                 # no Pico has answered: nothing can be older
+            return False
         from .service.check import firmware_older
         return firmware_older(self.pico, self.host)
 

@@ -13,7 +13,7 @@ import string
 import threading
 import time
 from functools import cache
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from . import games
 from .games.base import load_data
@@ -136,28 +136,34 @@ class LogBook:
                 book["state"] = None
 
 
-def past_games(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def past_games(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Finished and unfinished games for the History screen: who played, who won, how long."""
-    names = {p.id: p.name for p in games.plugins().values()}
-    out = []
-    for g in rows:
-        outcome = g["outcome"] or {}
-        winners = [g["players"][s] for s in outcome.get("winners", []) if 0 <= s < len(g["players"])]
-        end = g["finished"]
-        out.append({"id": g["id"], "game": g["game"], "name": names.get(g["game"], g["game"]),
-                    "players": g["players"], "winners": winners, "status": g["status"],
-                    "started": g["started"], "finished": end,
-                    "minutes": round((end - g["started"]) / 60) if end else None,
-                    "ranking": [{"name": g["players"][r["seat"]], "place": r["place"], "score": r.get("score")}
-                                for r in outcome.get("ranking", []) if 0 <= r["seat"] < len(g["players"])]})
-    return out
+    names = _names()
+    return [_past_game(g, names) for g in rows]
 
 
-def player_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _names() -> dict[str, str]:
+    return {p.id: p.name for p in games.plugins().values()}
+
+
+def _past_game(g: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    outcome = g["outcome"] or {}
+    winners = [g["players"][s] for s in outcome.get("winners", []) if 0 <= s < len(g["players"])]
+    end = g["finished"]
+    return {"id": g["id"], "game": g["game"], "name": names.get(g["game"], g["game"]),
+            "players": g["players"], "winners": winners, "status": g["status"],
+            "started": g["started"], "finished": end,
+            "minutes": round((end - g["started"]) / 60) if end else None,
+            "ranking": [{"name": g["players"][r["seat"]], "place": r["place"], "score": r.get("score")}
+                        for r in outcome.get("ranking", []) if 0 <= r["seat"] < len(g["players"])]}
+
+
+def player_stats(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per player and game: plays, wins and win rate, from finished games only (a game
-    replaced before its end has no winner to count). Names are matched ignoring case."""
+    replaced before its end has no winner to count). Names are matched ignoring case.
+    ``rows`` is read once, so the store's whole history can stream through it."""
     table: dict[tuple[str, str], dict[str, Any]] = {}
-    names = {p.id: p.name for p in games.plugins().values()}
+    names = _names()
     for g in rows:
         if not g["outcome"]:
             continue
@@ -186,13 +192,18 @@ def known_players(rows: list[dict[str, Any]], limit: int = 30) -> list[str]:
 CSV_FIELDS = ["game_no", "game", "date", "minutes", "player", "seat", "place", "score", "winner", "status"]
 
 
-def history_csv(rows: list[dict[str, Any]]) -> str:
+def history_csv(rows: Iterable[dict[str, Any]], lines: int = 500) -> Iterator[str]:
     """Past games as CSV for a spreadsheet: one line per player per game (place and score
-    from the game's ranking; a score with several parts reads "potions=2 ingredients_on_card=5")."""
+    from the game's ranking; a score with several parts reads "potions=2 ingredients_on_card=5").
+    Yielded ``lines`` lines at a time as ``rows`` is read: the download streams the store's
+    whole history in constant memory."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
-    for g in past_games(rows):
+    names = _names()
+    written = 0
+    for row in rows:
+        g = _past_game(row, names)
         places = {r["name"]: r for r in g["ranking"]}
         for seat, name in enumerate(g["players"]):
             placed = places.get(name, {})
@@ -205,4 +216,10 @@ def history_csv(rows: list[dict[str, Any]]) -> str:
                              "seat": seat + 1, "place": placed.get("place", ""),
                              "score": "" if score is None else score,
                              "winner": "yes" if name in g["winners"] else "no", "status": g["status"]})
-    return out.getvalue()
+            written += 1
+        if written >= lines:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+            written = 0
+    yield out.getvalue()

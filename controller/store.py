@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS snapshots (
     state     TEXT    NOT NULL,            -- JSON
     PRIMARY KEY (game_id, version)
 ) WITHOUT ROWID;
+-- the game to resume at start-up, found without reading every game: a partial index
+-- holds at most the one or two rows not yet closed (no write per action touches it)
+CREATE INDEX IF NOT EXISTS games_running ON games(id) WHERE status IN ('playing', 'finished');
 """
 
 #: a new database's page size: one action then dirties one small page, not a 4 KiB one
@@ -228,14 +231,6 @@ class Store:
                                    "ORDER BY id DESC LIMIT 1").fetchone()
         return row["id"] if row else None
 
-    def running_game(self) -> dict[str, Any] | None:
-        """The game to resume at start-up: the newest one not replaced."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT * FROM games WHERE status IN ('playing', 'finished') "
-                "ORDER BY id DESC LIMIT 1").fetchone()
-        return self._game(row) if row else None
-
     def actions(self, game_id: int, after: int = 0) -> list[dict[str, Any]]:
         """The game's actions in order (only those producing versions above ``after``)."""
         with self._lock:
@@ -264,13 +259,16 @@ class Store:
         except ValueError:          # unreadable: the log still has everything
             return None
 
-    def iter_games(self, batch: int = 100, newest_first: bool = False) -> Iterator[dict[str, Any]]:
-        """Every game, oldest (or newest) first, a batch at a time (constant memory however many)."""
-        last, query = ((2**63 - 1, "SELECT * FROM games WHERE id < ? ORDER BY id DESC LIMIT ?")
-                       if newest_first else (0, "SELECT * FROM games WHERE id > ? ORDER BY id LIMIT ?"))
+    def iter_games(self, batch: int = 100, newest_first: bool = False,
+                   statuses: tuple[str, ...] | None = None) -> Iterator[dict[str, Any]]:
+        """Every game (only those with one of ``statuses``, if given), oldest (or newest)
+        first, a batch at a time: constant memory however many games."""
+        where = "" if statuses is None else f" AND status IN ({', '.join('?' * len(statuses))})"
+        last, query = ((2**63 - 1, f"SELECT * FROM games WHERE id < ?{where} ORDER BY id DESC LIMIT ?")
+                       if newest_first else (0, f"SELECT * FROM games WHERE id > ?{where} ORDER BY id LIMIT ?"))
         while True:
             with self._lock:
-                rows = self._db.execute(query, (last, batch)).fetchall()
+                rows = self._db.execute(query, (last, *(statuses or ()), batch)).fetchall()
             if not rows:
                 return
             for row in rows:
@@ -291,6 +289,35 @@ class Store:
                 yield {"version": r["version"], "action": json.loads(r["action"]),
                        "source": r["source"], "at": r["at"]}
             after = rows[-1]["version"]
+
+    def iter_action_json(self, game_id: int, batch: int = 500) -> Iterator[list[str]]:
+        """A game's log entries as JSON text, a batch at a time: each
+        ``{"version": .., "action": .., "source": .., "at": ..}`` with the action spliced
+        in as it was stored, never decoded and encoded again (that was most of an
+        export's time). An action that is not JSON (a row changed by hand; SQLite's
+        ``json_valid`` says) comes as ``"action": null`` with its text in ``"unreadable"``,
+        so the export stays JSON."""
+        after = 0
+        sources: dict[str, str] = {}          # "sensor" -> '"sensor"': a handful of kinds
+        while True:
+            with self._lock:
+                cursor = self._db.cursor()
+                cursor.row_factory = None       # plain tuples: a Row per action costs more than the rest
+                rows = cursor.execute(
+                    "SELECT version, action, json_valid(action), source, at FROM actions "
+                    "WHERE game_id = ? AND version > ? ORDER BY version LIMIT ?", (game_id, after, batch)).fetchall()
+            if not rows:
+                return
+            lines = []
+            for version, action, ok, source, at in rows:
+                quoted = sources.get(source)
+                if quoted is None:
+                    quoted = sources.setdefault(source, json.dumps(source))
+                if not ok:
+                    action = 'null, "unreadable": ' + json.dumps(action)
+                lines.append(f'{{"version": {version}, "action": {action}, "source": {quoted}, "at": {at!r}}}')
+            yield lines
+            after = rows[-1][0]
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """Newest games first, with their outcomes."""

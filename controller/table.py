@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import random
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any, Callable, cast
 
 from . import games
@@ -110,7 +112,7 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
 def build_session(engine: games.Game, state: State, *, game_id: int, game: str, version: int,
                   players: list[str]) -> Session:
     """The public session of ``state``: what GET /api/v1/session answers and the public
-    stream sends (docs/api.md)."""
+    stream sends (docs/api.md; the secret-leak tests build theirs with it too)."""
     outcome = engine.outcome(state)
     can_undo = engine.can_undo(state)
     return {"id": game_id, "game": game, "version": version, "players": players,
@@ -122,6 +124,16 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
             "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
+
+
+def build_seat_session(engine: games.Game, state: State, public: Session, seat: int) -> SeatSession:
+    """One seat's session: ``public`` plus that seat's ``private`` part (its phone's view);
+    a ValueError for a seat that is not at the table."""
+    if not whole(seat) or not 0 <= seat < len(state["players"]):
+        raise ValueError(f"seat must be 0 to {len(state['players']) - 1}")
+    private = dict(engine.private_view(state, seat))
+    private["legal_actions"] = engine.seat_actions(state, seat)
+    return cast(SeatSession, {**public, "seat": seat, "private": private})
 
 
 class GameChanged(VersionConflict):
@@ -286,9 +298,10 @@ class Table:
         """Publish a passing message (e.g. "turn gently") that does not change the game."""
         with self._lock:
             self._notice_seq += 1
-            self._notices.append((self._notice_seq, notice.copy()))
+            told = notice.copy()            # one copy for all: no stream changes it
+            self._notices.append((self._notice_seq, told))
             for sub in self._subscribers_now():
-                sub.offer_notice(notice.copy())
+                sub.offer_notice(told)
 
     def close(self) -> None:
         """Wake and end every subscriber (shutdown); the store is closed by its owner."""
@@ -332,8 +345,16 @@ class Table:
         return self.store.history(limit)
 
     def subscribe(self, seat: int | None = None) -> "Subscription":
-        """A live subscriber: the public session, or one seat's (see ``session``)."""
-        return Subscription(self, seat)
+        """A live subscriber: the public session, or one seat's (see ``session``). It
+        gets the current version at once, then every newer one until it is closed."""
+        with self._lock:
+            sub = Subscription(seat, self._game_id, seat_session=self._seat_session,
+                               release=self._unsubscribe, table_closed=lambda: self.closed)
+            if self._session is not None:
+                sub.offer(self._session)
+            with self._subscribers_lock:
+                self._subscribers.add(sub)
+            return sub
 
     def on_effect(self, handler: EffectHandler) -> None:
         self._effect_handlers.append(handler)
@@ -364,11 +385,7 @@ class Table:
     def _seat_session(self, seat: int) -> SeatSession:
         engine, state, public = self._engine, self._state, self._session
         assert engine is not None and state is not None and public is not None
-        if not whole(seat) or not 0 <= seat < len(state["players"]):
-            raise ValueError(f"seat must be 0 to {len(state['players']) - 1}")
-        private = dict(engine.private_view(state, seat))
-        private["legal_actions"] = engine.seat_actions(state, seat)
-        return cast(SeatSession, {**public, "seat": seat, "private": private})
+        return build_seat_session(engine, state, public, seat)
 
     def _build_session(self) -> Session:
         engine, state, game_id = self._engine, self._state, self._game_id
@@ -386,6 +403,10 @@ class Table:
         for sub in self._subscribers_now():
             sub.offer(session)
 
+    def _unsubscribe(self, sub: "Subscription") -> None:
+        with self._subscribers_lock:
+            self._subscribers.discard(sub)
+
     def _subscribers_now(self) -> list[Subscription]:
         with self._subscribers_lock:
             return list(self._subscribers)
@@ -399,96 +420,124 @@ class Table:
                 self.notice({"kind": "device", "message": f"a device could not do that: {exc}"})
 
 
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A mailbox item: the table's newest version, as this subscriber sees it (the
+    public session, or one seat's)."""
+
+    session: Session
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """A mailbox item: a passing notice (``"turn gently"``) that changes no game."""
+
+    notice: Notice
+
+
+MailItem = NewVersion | Told
+
+
 class Subscription:
-    """One SSE client's mailbox: the newest unsent session (a newer one replaces it) plus
-    the last few notices. The table fills it on every change; only this client's thread
-    empties it, so a client that does not read holds at most one pending session and
-    nothing waits on the table's lock to hand it over."""
+    """One live stream's mailbox: the newest version not yet taken (a newer one replaces
+    it) and the last few notices.
+
+    One writer, one reader, no lock: only the table writes (under its lock, once per
+    change, from ``_publish``), only this stream's thread reads. The newest version is a
+    single slot the writer replaces and the reader never clears (it remembers which
+    version it took), notices go through a bounded deque, and the reader sleeps on a
+    ``SimpleQueue`` the writer drops one token into when the reader may have something
+    new: a C-level hand-off, no ``Condition`` per stream. A stream that does not read
+    holds one pending version, eight notices and at most one token.
+    """
 
     NOTICES = 8     # a client that does not read keeps only the newest few notices
 
-    def __init__(self, table: Table, seat: int | None = None):
-        self.table = table
+    def __init__(self, seat: int | None, game: int | None, *, seat_session: Callable[[int], SeatSession],
+                 release: Callable[["Subscription"], None], table_closed: Callable[[], bool]):
         self.seat = seat              # None: the public table; else this seat's own session
-        self.game = table._game_id    # a seat belongs to this game: a new one ends the stream
+        self.game = game              # a seat belongs to this game: a new one ends the stream
         self.seen_version: int | None = None
         self.seen_game: int | None = None
         self.closed = False
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._session: Session | None = None
+        self._seat_session = seat_session
+        self._release = release
+        self._table_closed = table_closed
+        self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._signalled = False
+        self._newest: Session | None = None          # replaced by the writer, read by the reader
+        self._taken: Session | None = None           # the one the reader took last
         self._notices: deque[Notice] = deque(maxlen=self.NOTICES)
         self._revoked = False
-        with table._lock:
-            if table._session is not None:
-                self.offer(table._session)     # a new subscriber gets the current session
-            with table._subscribers_lock:
-                table._subscribers.add(self)
 
+    # --- the writer's side (the table, under its lock) ----------------------------------
     def offer(self, session: Session) -> None:
-        """The table has a new version (called under the table's lock): it replaces any
-        session not yet taken. A seat's mailbox gets that seat's own session; once a new
-        game is on the table the seat is revoked: the public session (its id tells the
-        stream so), then the subscription ends."""
+        """The table has a new version: it replaces any version not yet taken. A seat's
+        mailbox gets that seat's own session; once a new game is on the table the seat is
+        revoked: the public session (its id tells the stream so), then the stream ends."""
         if self.seat is not None:
             if session["id"] != self.game:
-                with self._lock:
-                    self._revoked = True
+                self._revoked = True
             else:
-                session = self.table._seat_session(self.seat)
-        with self._lock:
-            self._session = session
-        self._wake.set()
+                session = self._seat_session(self.seat)
+        self._newest = session
+        self._signal()
 
     def offer_notice(self, notice: Notice) -> None:
-        with self._lock:
-            self._notices.append(notice)
-        self._wake.set()
+        self._notices.append(notice)
+        self._signal()
 
-    def mark_seen(self, version: int | None) -> None:
-        """The client already has ``version`` (from Last-Event-ID); send only what is newer."""
-        with self.table._lock:
-            game = self.table._game_id
-        with self._lock:
-            self.seen_version, self.seen_game = version, game
+    def _signal(self) -> None:
+        # The reader clears the flag before it looks, so whatever was stored before a
+        # skipped token is seen by that look; a token too many only wakes it for nothing.
+        if not self._signalled:
+            self._signalled = True
+            self._wake.put(None)
 
-    def get(self, timeout: float) -> Session | dict[str, Notice] | None:
-        """Block up to ``timeout`` s; return a session newer than seen, a {"notice"}, or None."""
+    # --- the reader's side (the stream's thread) ----------------------------------------
+    def get(self, timeout: float) -> MailItem | None:
+        """Block up to ``timeout`` s; a notice, the newest version not yet sent, or None."""
         deadline = time.monotonic() + timeout
         while True:
-            self._wake.wait(max(0.0, deadline - time.monotonic()))
             item = self._take()
-            if item is not None or self.ended or time.monotonic() >= deadline:
+            if item is not None or self.ended:
                 return item
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                self._wake.get(timeout=remaining)
+            except queue.Empty:
+                return None
 
-    def _take(self) -> Session | dict[str, Notice] | None:
-        with self._lock:
-            self._wake.clear()
-            if self.ended:
-                return None
-            if self._notices:
-                notice = self._notices.popleft()
-                if self._notices or self._session is not None:
-                    self._wake.set()          # more is waiting: the next get() returns at once
-                return {"notice": notice}
-            session, self._session = self._session, None
-            if session is None or not self._newer(session):
-                return None
-            self.seen_version, self.seen_game = session["version"], session["id"]
-            if self._revoked:
-                self.closed = True            # the public session once, then the stream ends
-            return session
+    def _take(self) -> MailItem | None:
+        self._signalled = False
+        if self.ended:
+            return None
+        if self._notices:
+            notice = self._notices.popleft()
+            if self._notices or self._newest is not self._taken:
+                self._signal()                # more is waiting: the next get() returns at once
+            return Told(notice)
+        session = self._newest
+        if session is None or session is self._taken or not self._newer(session):
+            return None
+        self._taken = session
+        self.seen_version, self.seen_game = session["version"], session["id"]
+        if self._revoked:
+            self.closed = True                # the public session once, then the stream ends
+        return NewVersion(session)
 
     @property
     def ended(self) -> bool:
         """True once this subscriber or the whole table closed: the stream should end."""
-        return self.closed or self.table.closed
+        return self.closed or self._table_closed()
 
     def close(self) -> None:
+        """End the stream (from its own thread, a shutdown, or a newer stream of the device)."""
         self.closed = True
-        with self.table._subscribers_lock:
-            self.table._subscribers.discard(self)
-        self._wake.set()
+        self._release(self)
+        self._wake.put(None)
 
     def _newer(self, session: Session) -> bool:
         return (self.seen_game != session["id"] or self.seen_version is None

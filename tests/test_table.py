@@ -10,7 +10,7 @@ from controller.contracts import Action, Effect, State
 from controller.games import BadSetup, IllegalAction, InvalidAction, Outcome
 from controller.games.base import Game
 from controller.store import Store
-from controller.table import NoGame, Table, VersionConflict
+from controller.table import NewVersion, NoGame, Table, Told, VersionConflict
 
 
 class Tally(Game):
@@ -198,38 +198,73 @@ def test_failing_device_does_not_undo_the_action(table):
     table.on_effect(broken)
     table.start("tally", ["Ann"], seed=1)
     sub = table.subscribe()
-    sub.mark_seen(0)
+    assert sub.get(0.1) == NewVersion(table.session())      # the current version first
     s = table.act({"type": "add", "n": 2})
     assert s["version"] == 1
     got = [sub.get(0.1), sub.get(0.1)]
-    assert {"notice": {"kind": "device", "message": "a device could not do that: motor unplugged"}} in got
+    assert Told({"kind": "device", "message": "a device could not do that: motor unplugged"}) in got
+    assert NewVersion(s) in got
 
 
 def test_sensor_refusal_becomes_a_notice(table):
     table.start("tally", ["Ann"], seed=1)
     sub = table.subscribe()
-    sub.mark_seen(0)
+    sub.get(0.1)
     table.sensor({"type": "add", "n": 9})
-    assert sub.get(1)["notice"]["message"].startswith("sensor event not used: you may add")
+    item = sub.get(1)
+    assert isinstance(item, Told) and item.notice["message"].startswith("sensor event not used: you may add")
     assert table.version == 0
 
 
 def test_subscriber_gets_newest_version_coalesced(table):
     table.start("tally", ["Ann"], seed=1)
     sub = table.subscribe()
-    assert sub.get(0.1)["version"] == 0            # a new subscriber gets the current session
+    assert sub.get(0.1).session["version"] == 0    # a new subscriber gets the current session
     for n in (1, 1, 1):
         table.act({"type": "add", "n": n})
-    assert sub.get(0.1)["version"] == 3
+    assert sub.get(0.1).session["version"] == 3
     assert sub.get(0.05) is None
+
+
+def test_a_subscriber_that_never_reads_holds_one_version_and_the_newest_notices(table):
+    """A sleeping tablet's mailbox does not grow: 1,000 changes and 50 notices later it
+    holds the newest version, the newest eight notices and one wake-up, not a backlog."""
+    table.start("tally", ["Ann"], seed=1)
+    sub = table.subscribe()
+    for i in range(1000):
+        table.act({"type": "add", "n": 1} if i % 2 == 0 else {"type": "undo"})
+        if i % 20 == 0:
+            table.notice({"kind": "sensor", "message": f"note {i}"})
+    assert sub._wake.qsize() == 1
+    got = [sub.get(0) for _ in range(10)]
+    assert [item.notice["message"] for item in got[:8]] == [f"note {i}" for i in range(840, 1000, 20)]
+    assert got[8] == NewVersion(table.session()) and table.session()["version"] == 1000
+    assert got[9] is None
+
+
+def test_a_closed_subscriber_wakes_and_gets_nothing_more(table):
+    table.start("tally", ["Ann"], seed=1)
+    sub = table.subscribe()
+    done = threading.Event()
+    got = []
+
+    def read():
+        sub.get(0)                                  # the current version
+        got.append(sub.get(60))                     # woken by close, not by the deadline
+        done.set()
+    threading.Thread(target=read, daemon=True).start()
+    sub.close()
+    assert done.wait(30) and got == [None] and sub.ended
+    table.act({"type": "add", "n": 1})
+    assert sub.get(0) is None
 
 
 def test_subscriber_wakes_on_change_from_another_thread(table):
     table.start("tally", ["Ann"], seed=1)
     sub = table.subscribe()
-    sub.mark_seen(0)
+    sub.get(0.1)
     threading.Timer(0.05, lambda: table.act({"type": "add", "n": 1})).start()
-    assert sub.get(5)["version"] == 1
+    assert sub.get(5).session["version"] == 1
 
 
 def test_concurrent_writers_never_interleave(table, store):

@@ -92,12 +92,18 @@ def _report(floor: Any) -> dict[str, Any]:
     return {"floor": status, "turn": watch.progress(status["position"]) if watch else None}
 
 
-@bp.get("/api/v1/floor")
-def floor_status():
+def floor_report() -> dict[str, Any]:
+    """What ``GET /api/v1/floor`` answers (the tablet page carries it too, so a reload
+    draws the floor without asking)."""
     floor = _floor_of(ctx())
     if floor is None:           # not an error: the tablet then asks for turns by hand
-        return jsonify({"floor": None, "turn": None, "message": NO_FLOOR}), 200, {"Cache-Control": "no-store"}
-    return jsonify(_report(floor)), 200, {"Cache-Control": "no-store"}
+        return {"floor": None, "turn": None, "message": NO_FLOOR}
+    return _report(floor)
+
+
+@bp.get("/api/v1/floor")
+def floor_status():
+    return jsonify(floor_report()), 200, {"Cache-Control": "no-store"}
 
 
 @bp.post("/api/v1/floor/stop")

@@ -11,7 +11,6 @@ from flask import Blueprint, Response, jsonify, render_template, request, sessio
 
 from controller import __version__
 from controller.service import discovery, logs
-from controller.service.bundle import iter_export
 
 from . import auth, ctx
 from .errors import ApiError
@@ -44,12 +43,15 @@ def join() -> tuple[str, int, dict[str, str]]:
             {"Cache-Control": "no-store"})
 
 
-def firmware_state() -> dict[str, Any]:
-    """This potionpi's firmware, the Pico's, and whether the Pico's is older."""
+def firmware_state(*, host_with_pico_only: bool = False) -> dict[str, Any]:
+    """This potionpi's firmware, the Pico's, and whether the Pico's is older.
+    ``host_with_pico_only``: this potionpi's version only once a Pico has answered (the
+    tablet page shows it only then; reading it loads the firmware tools)."""
     watch = _service().get("firmware")
     if watch is None:
         return {"host": None, "pico": None, "older": False}
-    return {"host": watch.host, "pico": watch.pico, "older": watch.older}
+    host = watch.host if watch.pico is not None or not host_with_pico_only else None
+    return {"host": host, "pico": watch.pico, "older": watch.older}
 
 
 @bp.get("/api/v1/firmware")
@@ -121,6 +123,8 @@ def download_log() -> Any:
 def download_export() -> Any:
     if not _owner_allowed():
         return _locked_page("Enter the table PIN to download the games.")
+    from controller.service.bundle import iter_export      # only when asked for
+
     # streamed, a game at a time: a long history never sits in memory whole
     pieces = (piece.encode() for piece in iter_export(ctx().table.store, withhold_running=True))
     stamp = time.strftime("%Y%m%d-%H%M")

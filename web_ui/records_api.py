@@ -4,7 +4,7 @@ All read from the store (they survive restarts); reading needs no PIN, like watc
 """
 from __future__ import annotations
 
-import json
+from typing import Callable, Iterator
 
 from flask import Blueprint, Response, jsonify, request
 
@@ -29,8 +29,15 @@ def _limit(default: int, most: int) -> int:
     return int(raw)
 
 
-def _rows(limit: int = 100_000) -> list[dict]:
+def _rows(limit: int) -> list[dict]:
     return ctx().table.store.history(limit)
+
+
+def _every_game(**only) -> Callable[[], Iterator[dict]]:
+    """The whole history, read from the store a batch at a time each time it is called
+    (a download streams it: memory stays flat however many games were played)."""
+    store = ctx().table.store
+    return lambda: store.iter_games(**only)
 
 
 @bp.get("/api/v1/session/log")
@@ -58,12 +65,13 @@ def history() -> Response:
 @bp.get("/api/v1/history.csv")
 def history_csv() -> Response:
     """Every game as CSV (one line per player), to keep or open in a spreadsheet."""
-    return Response(records.history_csv(_rows()), mimetype="text/csv",
+    rows = _every_game(newest_first=True)()
+    return Response(records.history_csv(rows), mimetype="text/csv",
                     headers={"Content-Disposition": 'attachment; filename="potionpi-history.csv"'})
 
 
-def _bgsplay(document: dict, name: str) -> Response:
-    return Response(json.dumps(document, ensure_ascii=False, separators=(",", ":")), mimetype="application/json",
+def _bgsplay(pieces: Iterator[str], name: str) -> Response:
+    return Response(pieces, mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
@@ -71,7 +79,7 @@ def _bgsplay(document: dict, name: str) -> Response:
 def history_bgstats() -> Response:
     """Every finished game as a BG Stats play file (controller/bgstats.py)."""
     try:
-        return _bgsplay(bgstats.play_file(_rows()), bgstats.filename())
+        return _bgsplay(bgstats.play_file(_every_game(statuses=bgstats.FINISHED)), bgstats.filename())
     except bgstats.ExportError as exc:
         raise ApiError(exc.status, str(exc)) from None
 
@@ -79,21 +87,21 @@ def history_bgstats() -> Response:
 @bp.get("/api/v1/history/<int:game_no>.bgsplay")
 def game_bgstats(game_no: int) -> Response:
     """One finished game as a BG Stats play file; a running game is refused (409)."""
-    rows = _rows()
+    row = ctx().table.store.game(game_no)
     try:
-        document = bgstats.one_game(rows, game_no)
+        pieces = bgstats.one_game(row, game_no)
     except LookupError as exc:
         raise ApiError(404, str(exc)) from None
     except bgstats.ExportError as exc:
         raise ApiError(exc.status, str(exc)) from None
-    game_id = next(g["game"] for g in rows if g["id"] == game_no)
-    return _bgsplay(document, bgstats.filename(game_no, game_id))
+    assert row is not None                # one_game refused an unknown game
+    return _bgsplay(pieces, bgstats.filename(game_no, row["game"]))
 
 
 @bp.get("/api/v1/stats")
 def stats() -> Response:
     """Per player and game: plays, wins, win rate (finished games only)."""
-    return jsonify({"players": records.player_stats(_rows())})
+    return jsonify({"players": records.player_stats(_every_game()())})
 
 
 @bp.get("/api/v1/players")

@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable, Generator, cast
+from typing import Any, Callable, Generator
 
 from flask import Blueprint, Response, request
 
 from controller.contracts import Notice, Session
+from controller.table import Subscription, Told
 
 from . import ctx
 from .errors import ApiError
@@ -116,7 +117,7 @@ def stream():
     return live_response(c.table.subscribe, cache.message)
 
 
-def live_response(subscribe: Callable[[], Any], encode: Callable[[Session], str]) -> Response:
+def live_response(subscribe: Callable[[], Subscription], encode: Callable[[Session], str]) -> Response:
     """An SSE response following one subscription (the public table, or one seat's:
     web_ui/seats.py); ``encode`` turns each session into its message."""
     c = ctx()
@@ -151,10 +152,10 @@ def live_response(subscribe: Callable[[], Any], encode: Callable[[Session], str]
             # Under waitress this write waits while the client has not read what was sent
             # (outbuf_high_watermark, server.py); meanwhile newer sessions replace each other
             # in the subscription, so a slow tablet gets the newest, never a backlog.
-            if set(item) == {"notice"}:
-                yield notice_message(cast(dict[str, Notice], item)["notice"])
+            if isinstance(item, Told):
+                yield notice_message(item.notice)
             else:
-                yield encode(cast(Session, item))
+                yield encode(item.session)
             last_write = time.monotonic()
 
     def release() -> None:

@@ -8,9 +8,10 @@ only when chosen, so the daemon, the simulator and CI run on any machine.
 libraries, so the daemon can say why it falls back to simulated devices.
 
 The drop beam needs each edge's own timestamp (``require_edge_times``): lgpio and
-the mock pins hand it over, RPi.GPIO does not. ``ClockedMockFactory`` is gpiozero's
-MockFactory with its edge ticks read from a given clock, so a simulation (or a
-test) can let simulated milliseconds pass without sleeping through them.
+the mock pins hand it over, RPi.GPIO does not. ``ClockedMockFactory``
+(devices/clocked_mock.py, imported only where something is simulated) is gpiozero's
+MockFactory with its edge ticks read from a given clock, so a simulation (or a test)
+can let simulated milliseconds pass without sleeping through them.
 """
 from __future__ import annotations
 
@@ -19,9 +20,19 @@ import importlib.util
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from gpiozero.pins.mock import MockFactory, MockPin
+if TYPE_CHECKING:
+    from .clocked_mock import ClockedMockFactory, ClockedMockPin  # noqa: F401
+else:
+    def __getattr__(name: str) -> Any:
+        """``ClockedMockFactory`` and ``ClockedMockPin`` from here too, imported on first use:
+        a table on real GPIO never loads gpiozero's mock pins."""
+        if name in ("ClockedMockFactory", "ClockedMockPin"):
+            from . import clocked_mock
+            return getattr(clocked_mock, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 FACTORY_NAMES = ("auto", "lgpio", "rpigpio", "mock")
 
@@ -211,28 +222,3 @@ def require_edge_times(factory: Any, what: str) -> None:
             f"{what} needs the time of each edge, and the {type(factory).__name__} pin factory "
             "only says when its callback ran (RPi.GPIO reads the level late, so a 3 ms ball "
             "can vanish): set pin_factory = \"lgpio\" in [gpio] (pip install lgpio)")
-
-
-class ClockedMockPin(MockPin):
-    """A MockPin whose edges are stamped by its factory's clock."""
-
-    def _change_state(self, value: bool) -> bool:
-        changed = bool(super()._change_state(value))
-        if changed:
-            self._last_change = self.factory.ticks()   # the tick when_changed hands over
-        return changed
-
-
-class ClockedMockFactory(MockFactory):
-    """gpiozero's MockFactory whose ticks come from ``clock`` (seconds), e.g. a SimClock."""
-
-    def __init__(self, clock: Callable[[], float], **kwargs: Any):
-        self._clock = clock
-        kwargs.setdefault("pin_class", ClockedMockPin)
-        super().__init__(**kwargs)
-
-    def ticks(self) -> float:
-        return self._clock()
-
-    def ticks_diff(self, later: float, earlier: float) -> float:
-        return later - earlier

@@ -15,11 +15,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from ..config import Config
+from . import CHECK_PARTS as PARTS, SIM_FAULTS  # noqa: F401  (the CLI's choices)
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
-SIM_FAULTS = ("beam", "encoder")
-# what `--only` chooses from; "pins" covers the pin factory too
-PARTS = ("pins", "encoder", "beam", "colour", "pico", "homing")
 
 
 @dataclass

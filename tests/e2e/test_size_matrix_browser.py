@@ -149,13 +149,14 @@ def _bowl_full(engine, state: State) -> bool:
 
 # --- Zaubercocktail: reveal, trading, the hidden lay-down, results, the Magic Bolt ------------------
 def _cocktail_chooser(engine, state: State, rng: random.Random) -> dict[str, Any]:
-    # one lay-down per player (the sampled ones would otherwise be re-entered forever); the
-    # printed deck's Magic Bolt only when sought (it ends the game)
+    # the table's actions and each player's lay-downs (entered from their own seat), one
+    # per player (the sampled ones would otherwise be re-entered forever); the printed
+    # deck's Magic Bolt only when sought (it ends the game)
     entries = state["round"]["entries"]
     pick = legal_chooser(prefer=("reveal", "drop_out", "lay_down", "reveal_entries"), avoid=("undo", "false_trader"))
-    legal_now = [a for a in engine.legal_actions(state)
-                 if not (a["type"] == "lay_down" and entries[a["seat"]] is not None)
-                 and not (a["type"] == "reveal" and a.get("card") == engine.bolt["id"])]
+    lay_downs = [a for seat, entry in enumerate(entries) if entry is None for a in engine.lay_downs(state, seat)]
+    legal_now = [a for a in [*engine.legal_actions(state), *lay_downs]
+                 if not (a["type"] == "reveal" and a.get("card") == engine.bolt["id"])]
     return pick(_Only(engine, legal_now), state, rng)
 
 

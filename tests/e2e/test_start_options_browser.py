@@ -115,7 +115,7 @@ def test_zauberwald_players_enter_their_printed_cards(bare_forest, open_page, ou
     start_from_form(page)
     assert wait_for_phase(page, "cards") == "cards"
     # the tablet sent the toggle's option and nothing else (the game record keeps it)
-    assert live.table.store.running_game()["options"] == {"cards": "physical"}
+    assert live.table.store.game(live.table.store.running_game_id())["options"] == {"cards": "physical"}
     session = engine(live)
     assert session["state"]["phase"] == "cards" and session["state"]["round_number"] == 0
     assert all(card is None for p in session["state"]["players"] for card in p["cards"])
@@ -185,7 +185,7 @@ def test_zaubercocktail_host_taps_the_printed_card(live_table, open_page, output
     page.wait_for_selector('.zc-pick-card[data-card="recipe_4"]:has-text("5/3/1/−2")')   # faces loaded
     assert page.locator(".zc-pick-card").count() == 10
     assert page.locator("#zc-reveal").count() == 0          # no digital reveal with the printed deck
-    assert live_table.table.store.running_game()["options"] == {"deck": "physical"}
+    assert live_table.table.store.game(live_table.table.store.running_game_id())["options"] == {"deck": "physical"}
     session = engine(live_table)
     assert session["state"]["recipe_deck"]["mode"] == "physical" and session["players"] == ["Arne", "Babs", "Chris", "Doro"]
     assert {a["card"] for a in session["legal_actions"] if a["type"] == "reveal"} == \
@@ -203,7 +203,7 @@ def test_zaubercocktail_host_taps_the_printed_card(live_table, open_page, output
     state = engine(live_table)["state"]
     assert state["phase"] == "trading"
     assert state["round"]["recipe"]["id"] == "recipe_7"
-    assert [c["id"] for c in state["recipe_deck"]["revealed"]] == ["recipe_7"]
+    assert state["recipe_deck"]["revealed"] == ["recipe_7"]
     assert state["recipe_deck"]["remaining"] == 9
     page.wait_for_selector('.zc-recipe[data-card="recipe_7"]')
     assert page.locator(".zc-recipe").inner_text().count("+") == len(state["round"]["recipe"]["forward"])

@@ -272,3 +272,24 @@ def test_the_page_reconnects_by_itself_after_the_server_restarts(tablet, live_ta
     assert status == 200, body
     page.wait_for_function("() => document.body.dataset.version === '1'")
     assert page.locator("#drop-big").inner_text() == "Y"
+
+
+def test_a_settings_sheet_missed_while_the_wifi_blinked_still_opens(tablet, live_table):
+    """The sheet's module is fetched after the first paint; a Wi-Fi blip at that moment
+    (the first fetch fails) must not leave the tablet without its "More" menu."""
+    page = tablet
+    failed = []
+
+    def blink(route):
+        if not failed:
+            failed.append(route.request.url)
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/static/js/sheet.js*", blink)
+    page.goto(live_table.url)
+    page.wait_for_selector("body[data-ready=yes]")
+    assert failed, "the first fetch of the sheet was not the one refused"
+    page.click("#btn-more")
+    page.wait_for_selector("#sheet:not([hidden])")

@@ -49,7 +49,7 @@ def engine_stones(live_table) -> dict[str, int]:
     return {str(p["seat"]): p["field"] for p in live_table.table.session()["state"]["players"]}
 
 
-def enter_lay_down(page, seat: int, cards: dict, black: dict, shot=None) -> None:
+def enter_lay_down(page, live_table, seat: int, cards: dict, black: dict, shot=None) -> None:
     """Open the seat's entry, tap + for every card, check the live points, tap Done."""
     page.locator(f'button[data-action="enter"][data-seat="{seat}"]').tap()
     page.wait_for_selector(f'#zc-modal[data-kind="entry"] .zc-entry[data-seat="{seat}"]')
@@ -61,6 +61,18 @@ def enter_lay_down(page, seat: int, cards: dict, black: dict, shot=None) -> None
             page.locator(f'[data-testid="black-{kind}"] .plus').tap()
     expected = laydown.score(laydown.check_lay_down(cards, black))["points"]
     page.wait_for_function("p => document.querySelector('#zc-entry-total')?.textContent === String(p)", arg=expected)
+    # the table's sample (asked for when the entry opened) says where a count goes beyond
+    # the cards that surely remain once others have entered
+    players = live_table.table.session()["state"]["players"]
+    entered = sum(p["entered"] for i, p in enumerate(players) if i != seat)
+    for kind, n in cards.items():
+        kind_data = laydown.kinds()[kind]
+        beyond = n > min(kind_data["most"], kind_data["cards"] - entered * kind_data["most"])
+        row = page.locator(f'.zc-entry-row[data-kind="{kind}"] .zc-entry-left')
+        if beyond:
+            row.wait_for()
+        else:
+            assert row.count() == 0, kind
     if shot:
         assert_touch_targets(page)
         page.screenshot(path=str(shot))
@@ -118,7 +130,7 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
 
     # each player enters their lay-down, hidden from the others
     for seat, (cards, black) in EXAMPLE.items():
-        enter_lay_down(page, seat, cards, black, shot=output_dir / "3-entry.png" if seat == 4 else None)
+        enter_lay_down(page, live_table, seat, cards, black, shot=output_dir / "3-entry.png" if seat == 4 else None)
         text = page.locator("#game-view").inner_text()
         assert "Giraffe" not in text and "Faran" not in text, "an entry showed after it was hidden"
         assert page.locator("#zc-modal").inner_html() == ""
@@ -160,7 +172,7 @@ def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     tap_and_wait(page, 'button[data-action="drop_out"][data-seat="0"]')
     tap_and_wait(page, 'button[data-action="drop_out"][data-seat="1"]')
     for seat, cards in {0: {"faran_leaf": 3}, 1: {"faran_leaf": 3}}.items():
-        enter_lay_down(page, seat, cards, {})
+        enter_lay_down(page, live_table, seat, cards, {})
     # Doro asks the tablet's helper and enters its best suggestion with one tap
     page.locator('button[data-action="helper"][data-seat="3"]').tap()
     for _ in range(3):

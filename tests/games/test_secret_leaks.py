@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from controller.games import Game
 from controller.games.zaubercocktail.engine import Zaubercocktail
-from controller.table import build_session
+from controller.table import build_seat_session, build_session
 from tests.leaks import assert_seat_keeps_its_secrets
 from tests.sizes import examples
 from web_ui.stream import session_message
@@ -35,8 +35,8 @@ def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
 
 
 def seat_session(game: Game, state: dict[str, Any], seat: int) -> dict[str, Any]:
-    private = {**game.private_view(state, seat), "legal_actions": game.seat_actions(state, seat)}
-    return {**public_session(game, state), "seat": seat, "private": private}
+    public = build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"])
+    return dict(build_seat_session(game, state, public, seat))
 
 
 # --- Mix It ------------------------------------------------------------------------------------
@@ -122,7 +122,9 @@ def zc_redealt(state: dict[str, Any], rng: random.Random, keep: int | None = Non
 
 
 def zc_step(state, rng):
-    actions = [a for a in ZC.legal_actions(state) if a["type"] != "undo"]
+    seats = range(len(state["players"]))
+    actions = [a for a in ZC.legal_actions(state) + [a for s in seats for a in ZC.lay_downs(state, s)]
+               if a["type"] != "undo"]
     return rng.choice(actions) if actions else None
 
 
@@ -133,7 +135,10 @@ def test_zaubercocktail_hidden_lay_downs_never_reach_the_public_stream(seed, n):
     state = ZC.setup(NAMES[:n], seed, {})
     for _ in range(80):
         public = session_message(public_session(ZC, state))
-        assert session_message(public_session(ZC, zc_redealt(state, rng))) == public
+        redealt = zc_redealt(state, rng)
+        assert session_message(public_session(ZC, redealt)) == public
+        # the sample the lay-down screen asks for (open to anyone) is shaped by public facts
+        assert [ZC.lay_downs(redealt, s) for s in range(n)] == [ZC.lay_downs(state, s) for s in range(n)]
         seat = rng.randrange(n)
         assert session_message(seat_session(ZC, zc_redealt(state, rng, keep=seat), seat)) == \
             session_message(seat_session(ZC, state, seat))

@@ -190,7 +190,7 @@ def test_deal_reminder_ten_then_five():
     state = act(state, type="reveal")
     assert GAME.view(state)["round"]["number"] == 2
     assert GAME.view(state)["round"]["deal"] == 5
-    assert len(GAME.view(state)["history"]) == 1
+    assert GAME.view(state)["rounds_before"] == 1 and len(GAME.history(state)) == 1
 
 
 def test_the_recipe_card_is_revealed_after_the_deal_and_decides_the_moves():
@@ -637,8 +637,8 @@ def test_history_keeps_every_round():
     state = act(state, type="reveal", card="recipe_2")
     hist = GAME.history(state)
     assert [h["number"] for h in hist] == [1, 2]
-    # the live view carries only the last earlier round, and the count
-    assert GAME.view(state)["history"] == hist[-1:] and GAME.view(state)["rounds_before"] == 2
+    # the live view carries only the count while playing (the box asks for the rounds)
+    assert GAME.view(state)["history"] == [] and GAME.view(state)["rounds_before"] == 2
     assert hist[0]["recipe"]["forward"] == [5, 3, 1] and hist[0]["ring"] == DORO
     assert [sum(m["fields"] for m in r["moves"]) for r in hist[0]["results"]] == [0, 5, 1, 5, -2]
     assert hist[1]["recipe"]["id"] == "recipe_1"
@@ -673,15 +673,30 @@ def test_every_listed_action_is_accepted():
     trading = act(act(new_game(5, deck="digital"), type="reveal"), type="drop_out", seat=1)
     states = [new_game(5), trading, laying_state(), example_round(), lay_all(laying_state(), EXAMPLE), tied]
     for state in states:
-        for action in GAME.legal_actions(state):
+        seats = range(len(state["players"]))
+        for action in GAME.legal_actions(state) + [a for s in seats for a in GAME.seat_actions(state, s)]:
             assert GAME.is_legal(state, action), action
             GAME.apply(state, action)
+
+
+def test_the_table_s_actions_list_no_lay_downs_each_seat_has_its_sample():
+    """The live message carries the table's actions; a player's lay-downs are asked for
+    (``lay_downs``: the lay-down screen) or come on that seat's own session."""
+    trading = act(act(new_game(5, deck="digital"), type="reveal"), type="drop_out", seat=1)
+    for state in (trading, laying_state()):
+        assert not [a for a in GAME.legal_actions(state) if a["type"] == "lay_down"]
+    assert GAME.lay_downs(trading, 0) == [] and GAME.lay_downs(trading, 1)[0] == \
+        {"type": "lay_down", "seat": 1, "cards": {}, "black": {}}
+    laying = laying_state()
+    assert all(GAME.lay_downs(laying, s) for s in range(5))
+    assert [a for a in GAME.seat_actions(laying, 2) if a["type"] == "lay_down"] == GAME.lay_downs(laying, 2)
+    assert GAME.lay_downs(act(new_game(5), type="reveal", card="recipe_1"), 0) == []
 
 
 def test_lay_downs_are_a_sample_and_is_legal_is_the_truth():
     assert GAME.legal_actions_complete is False
     state = laying_state()
-    listed = GAME.legal_actions(state)
+    listed = GAME.legal_actions(state) + GAME.lay_downs(state, 2)
     # legal lay-downs the sample leaves out: two kinds, Black Somethings
     unlisted = [{"type": "lay_down", "seat": 2, "cards": c, "black": b} for c, b in EXAMPLE]
     for action in unlisted:
@@ -923,9 +938,9 @@ def test_lay_downs_beyond_the_decks_cards_are_refused_with_the_count():
     assert "21" not in str(refused.value)
     # the listed lay-downs are legal whatever the others entered, and are shaped only by
     # how many entered (public), never by what (27 - 3 x 7 = 6 at most)
-    offered = [a["cards"].get("blue_schlums") for a in GAME.legal_actions(state)
-               if a["type"] == "lay_down" and a["seat"] == 3]
+    offered = [a["cards"].get("blue_schlums") for a in GAME.lay_downs(state, 3)]
     assert 6 in offered and 7 not in offered
+    assert GAME.seat_actions(state, 3)[-len(GAME.lay_downs(state, 3)):] == GAME.lay_downs(state, 3)
     # six is exactly the rest of the deck: taken
     state = act(state, type="lay_down", seat=3, cards={"blue_schlums": 6}, black={})
     assert state["round"]["entries"][3]["cards"] == {"blue_schlums": 6}

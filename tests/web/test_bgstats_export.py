@@ -31,12 +31,14 @@ NAMES = {"mirakel-mix": "Mirakel Mix", "mix-it": "Mix It", "zaubercocktail": "Za
 
 def choose(game: str, state: dict, engine, rng: random.Random) -> dict:
     """What a player would do next: each game's purposeful test player where there is one,
-    else anything legal (never undo, so the game moves on)."""
+    else anything legal, from the table or a seat (never undo, so the game moves on)."""
     if game == "mix-it":
         return mix_it_support.choose(state, rng)
     if game == "elixir":
         return elixir_support.choose(rng, state, [a for a in elixir_support.all_actions(state) if a["type"] != "undo"])
-    return rng.choice([a for a in engine.legal_actions(state) if a["type"] != "undo"])
+    seats = range(len(state["players"]))
+    actions = engine.legal_actions(state) + [a for s in seats for a in engine.seat_actions(state, s)]
+    return rng.choice([a for a in actions if a["type"] != "undo"])
 
 
 def finish(table: Table, game: str, players: list[str], seed: int) -> None:

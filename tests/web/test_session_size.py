@@ -43,7 +43,7 @@ def test_zaubercocktail_messages_do_not_carry_every_earlier_round():
             "results": [{"seat": 0, "rank": 1, "name": "A", "points": 9, "from": 0, "to": 5}]}
     state["history"] = [dict(done, number=n) for n in range(1, 301)]      # 300 rounds played
     view = game.view(state)
-    assert view["rounds_before"] == 300 and [r["number"] for r in view["history"]] == [300]
+    assert view["rounds_before"] == 300 and view["history"] == []
     assert size(view) < 2 * one_round
     assert len(game.history(state)) == 300                                # all of them on request
 

@@ -274,6 +274,35 @@ def test_session_says_legal_actions_are_a_sample(client):
     assert session["legal_actions_complete"] is False
 
 
+def test_the_live_message_lists_no_lay_downs_the_lay_down_screen_asks_for_them(client):
+    """Lay-downs are asked for when a player's entry opens, not sent with every version;
+    the sample is open to anyone watching (it depends on public facts only)."""
+    start(client)
+    session = to_laying(client)
+    assert not [a for a in session["legal_actions"] if a["type"] == "lay_down"]
+    sample = client.get(f"{API}/lay-downs/2")
+    assert sample.status_code == 200
+    body = sample.get_json()
+    assert body["seat"] == 2 and body["may_enter"] is True
+    assert body["lay_downs"][0] == {"type": "lay_down", "seat": 2, "cards": {}, "black": {}}
+    assert {"type": "lay_down", "seat": 2, "cards": {"blue_schlums": 7}, "black": {}} in body["lay_downs"]
+    assert act(client, body["lay_downs"][-1]).status_code == 200          # each one is taken
+    # four more entered: 27 Blue Schlums minus 4 x 7 surely leave none for the last player
+    for seat in (0, 1, 3):
+        act(client, {"type": "lay_down", "seat": seat, "cards": {"greenwurz": 2}, "black": {}})
+    last = client.get(f"{API}/lay-downs/4").get_json()["lay_downs"]
+    assert not [a for a in last if "blue_schlums" in a["cards"]]
+    assert act(client, {"type": "reveal_entries"}).status_code == 422      # seat 4 is still out
+    assert client.get(f"{API}/lay-downs/9").status_code == 404
+
+
+def test_no_lay_downs_while_a_player_still_trades_or_without_the_game(client):
+    assert client.get(f"{API}/lay-downs/0").status_code == 404
+    start(client)
+    act(client, {"type": "reveal"})
+    assert client.get(f"{API}/lay-downs/0").get_json() == {"seat": 0, "may_enter": False, "lay_downs": []}
+
+
 def test_phone_cannot_send_while_still_trading(client):
     start(client)
     act(client, {"type": "reveal"})

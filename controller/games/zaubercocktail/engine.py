@@ -141,12 +141,14 @@ class Zaubercocktail(Game):
 
     # --- what may be done now ----------------------------------------------------
     def actions(self, state: State) -> list[Action]:
-        """Every action the table can take now, except that lay-downs are sampled.
+        """Every action the table can take now but the lay-downs.
 
-        Lay-downs are too many to list (about 10,000 per player), so for each player who
-        may enter one this lists laying nothing and every single set of natural cards
-        (``legal_actions_complete`` is False); ``is_legal`` accepts any legal lay-down and
-        ``view()["entry_rules"]`` describes them.
+        Lay-downs are too many to list (about 10,000 per player) and the table's screens
+        do not need them in every message (they would make up most of it): a player's
+        lay-down screen asks for :meth:`lay_downs` when it opens, and a seat's own
+        session lists its sample in ``seat_actions`` (``legal_actions_complete`` is
+        False). ``is_legal`` accepts any legal lay-down; ``view()["entry_rules"]``
+        describes them.
         """
         phase, rnd, seats = state["phase"], state["round"], range(len(state["players"]))
         actions: list[Action] = []
@@ -157,11 +159,7 @@ class Zaubercocktail(Game):
                 actions += [{"type": "reveal", "card": c} for c in self._unrevealed(state)]
         elif phase == "trading":
             actions += [{"type": "drop_out", "seat": s} for s in seats if s not in rnd["dropouts"]]
-            for s in rnd["dropouts"]:
-                actions += self._sample_lay_downs(state, s)
         elif phase == "laying":
-            for s in seats:
-                actions += self._sample_lay_downs(state, s)
             if all(e is not None for e in rnd["entries"]):
                 actions.append({"type": "reveal_entries"})
         elif phase == "tiebreak":
@@ -171,13 +169,24 @@ class Zaubercocktail(Game):
             actions += [{"type": "false_trader", "seat": s} for s in seats]
         return actions
 
-    def _sample_lay_downs(self, state: State, seat: int) -> list[Action]:
+    def seat_actions(self, state: State, seat: int) -> list[Action]:
+        """The public actions naming ``seat`` and, while it may enter one, its sample of
+        lay-downs (:meth:`lay_downs`)."""
+        return [*super().seat_actions(state, seat), *self.lay_downs(state, seat)]
+
+    def lay_downs(self, state: State, seat: int) -> list[Action]:
+        """A sample of the lay-downs ``seat`` may enter now (none when it may not): laying
+        nothing and every single set of natural cards that surely exists.
+
+        Card conservation, from public facts only: the others' lay-downs are hidden (a
+        list shaped by them would tell), but *how many* have entered is shown, and each
+        of them holds at most ``most`` natural cards of a kind. What is listed is then
+        legal whatever they entered; ``is_legal`` still takes more when the deck allows it.
+        """
+        if not self._may_enter(state, seat):
+            return []
         out: list[Action] = [{"type": "lay_down", "seat": seat, "cards": {}, "black": {}}]
         least = self.data["scoring"]["min_per_kind"]
-        # Card conservation, from public facts only: the others' lay-downs are hidden (a list
-        # shaped by them would tell), but *how many* have entered is shown, and each of them
-        # holds at most ``most`` natural cards of a kind. What is listed is then legal
-        # whatever they entered; ``is_legal`` still takes more when the deck allows it.
         entered = sum(1 for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat)
         for kid, kind in self.kinds.items():
             left = kind["cards"] - entered * kind["most"]
@@ -507,7 +516,8 @@ class Zaubercocktail(Game):
             "next_deal": self.data["deal"]["later_rounds"] if phase == "scored" else None,
             "recipe_deck": {"mode": state["options"]["deck"],
                             "remaining": len(self._unrevealed(state)),
-                            "revealed": [self.card_view(c) for c in state["revealed"]]},
+                            # ids: the faces are GET /api/v1/zaubercocktail/cards, asked for once
+                            "revealed": list(state["revealed"])},
             "kinds": [{**kind, "single_card_value": laydown.single_card_value(kind), "points": table[kid]}
                       for kid, kind in self.kinds.items()],
             "black_something": dict(self.joker),
@@ -517,12 +527,12 @@ class Zaubercocktail(Game):
             "ring_best": self._count_rule("ring_best", state),
             "ring_bonus": self.data["dropouts"]["ring_bonus"],
             "forward_places": self.data["scoring"]["forward_places"],
-            # Earlier rounds ride along only at the end: while playing, the message carries
-            # the round before this one (the table shows its results) and the count; the
-            # rest is GET /api/v1/zaubercocktail/history, so a message does not grow with
-            # the game (issue 16).
-            "history": [self._round_summary(r)
-                        for r in (state["history"] if outcome is not None else state["history"][-1:])],
+            # The message carries what the table shows: the earlier rounds sit in a closed
+            # box that asks GET /api/v1/zaubercocktail/history when opened, so only their
+            # count rides along, and at the end the last round (the outcome shows its
+            # results when the Magic Bolt ended a round before any were scored): a message
+            # does not grow with the game (issues 16, 26).
+            "history": [self._round_summary(r) for r in (state["history"][-1:] if outcome is not None else [])],
             "rounds_before": len(state["history"]),
             "outcome": outcome.to_json(players) if outcome is not None else None,
         }

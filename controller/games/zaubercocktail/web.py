@@ -3,6 +3,8 @@
 * ``POST /api/v1/zaubercocktail/preview`` — points of a lay-down being entered (pure, open).
 * ``GET  /api/v1/zaubercocktail/cards`` — the recipe cards' faces (for the physical deck).
 * ``GET  /api/v1/zaubercocktail/history`` — the earlier rounds of the running game.
+* ``GET  /api/v1/zaubercocktail/lay-downs/<seat>`` — a sample of the lay-downs a player may
+  enter now, which the lay-down screen asks for when it opens (public facts only).
 * ``POST /api/v1/zaubercocktail/link`` — table only: a player's private link, as URL and QR.
 * ``GET  /zc/hand/<token>`` — the player's private page (phone): enter the hand, get advice.
 * ``POST /api/v1/zaubercocktail/helper`` — best lay-down and runner-up of a hand.
@@ -16,6 +18,10 @@ player's data, and never acts for the table.
 
 The phone page loads its script and styles from the plug-in's own ``static/`` folder,
 which the web side serves at ``/games/zaubercocktail/<file>``.
+
+The engine and the lay-down arithmetic are imported by the routes that use them: every
+blueprint is registered when the daemon starts, but a table without a Zaubercocktail
+game never needs them.
 """
 from __future__ import annotations
 
@@ -29,8 +35,7 @@ from web_ui import auth, ctx, seats
 from web_ui.api import json_object, whole_number
 from web_ui.errors import ApiError
 
-from . import PLUGIN, laydown
-from .engine import Zaubercocktail
+from . import PLUGIN
 
 bp = Blueprint("zaubercocktail_api", __name__, template_folder="templates")
 
@@ -54,6 +59,8 @@ def check_token(token: Any) -> Holder:
 @bp.post(f"{API}/preview")
 def preview() -> Response:
     """Live points while a lay-down is entered; reveals nothing, so needs no PIN."""
+    from . import laydown
+
     data = json_object()
     return jsonify(laydown.preview(data.get("cards"), data.get("black")))     # never refuses: it says why
 
@@ -61,6 +68,8 @@ def preview() -> Response:
 @bp.get(f"{API}/cards")
 def recipe_cards() -> Response:
     """Every card of the recipe deck, face up (the cards are public; their order is not)."""
+    from .engine import Zaubercocktail
+
     return jsonify(Zaubercocktail().recipe_cards())
 
 
@@ -68,11 +77,35 @@ def recipe_cards() -> Response:
 def history() -> Response:
     """The earlier rounds of the running game (the per-version message carries only the
     last one, so it does not grow with the game)."""
+    from .engine import Zaubercocktail
+
     rounds = ctx().table.inspect(lambda engine, state: engine.history(state)
                                  if isinstance(engine, Zaubercocktail) else None)
     if rounds is None:
         raise ApiError(404, "no Zaubercocktail game is running")
     return jsonify(rounds)
+
+
+@bp.get(f"{API}/lay-downs/<int:seat>")
+def lay_downs(seat: int) -> Response:
+    """A sample of the lay-downs ``seat`` may enter now (empty when it may not): laying
+    nothing and every single set surely left. Open like any reading: it is shaped only by
+    public facts (how many have entered), never by a hidden entry. The lay-down screen
+    asks for it when it opens, so the live message does not carry it every version."""
+    from .engine import Zaubercocktail
+
+    def read(engine, state):
+        if not isinstance(engine, Zaubercocktail):
+            return None
+        if seat >= len(state["players"]):
+            raise ApiError(404, f"there is no seat {seat} at this table (0 to {len(state['players']) - 1})")
+        sample = engine.lay_downs(state, seat)
+        return {"seat": seat, "may_enter": bool(sample), "lay_downs": sample}
+
+    answer = ctx().table.inspect(read)
+    if answer is None:
+        raise ApiError(404, "no Zaubercocktail game is running")
+    return jsonify(answer)
 
 
 @bp.post(f"{API}/link")
@@ -95,6 +128,8 @@ def hand_page(token: str) -> tuple[str, int, dict[str, str]]:
     except ApiError as exc:
         return render_template("error.html", code=exc.status, sentence=exc.message), exc.status, \
             {"Cache-Control": "no-store"}
+    from . import laydown
+
     boot = {"token": token, "seat": holder.seat, "name": holder.name,
             "kinds": [{"id": k["id"], "name": k["name"], "cards": k["cards"], "most": k["most"]}
                       for k in laydown.kinds().values()],
@@ -116,6 +151,8 @@ def helper() -> Response:
     """The best legal lay-down of a whole hand, and the runner-up (stateless)."""
     data = json_object()
     _hand_holder(data)
+    from . import laydown
+
     hand, black = data.get("hand"), data.get("black", 0)
     try:
         return jsonify(laydown.best_lay_downs(hand, black))

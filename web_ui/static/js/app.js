@@ -7,12 +7,13 @@ import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
-import { cue } from "./cues.js";
-import { setupSheet, sheetSeen } from "./sheet.js";
-import { checkFirmware, setupFirmware } from "./firmware.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
+// Not needed for the board's first frame (the More panel, sounds, the firmware notice):
+// asked for once that frame is painted (main), so the page fetches fewer files before it.
+let sheet, firmware, cues;
+const cue = (kind) => cues.then((m) => m.cue(kind));
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
@@ -28,7 +29,7 @@ function accept(session) {
   current = session;
   awake.want(!session.outcome);
   draw();
-  sheetSeen(session);
+  sheet.then((m) => m.sheetSeen(session));
   cueFor(before, session);
 }
 
@@ -119,7 +120,9 @@ async function drawGame(session) {
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
-                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton });
+                              simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
+                              // the devices' state when the page was made (the floor: no first poll)
+                              devices: { floor: boot.floor ?? null } });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
@@ -350,7 +353,32 @@ function afterFirstPaint(fn) {
   drawnOnce.then(() => requestAnimationFrame(() => setTimeout(fn)));
 }
 
+/** ``load()`` once the first frame is painted; its promise now. */
+function later(load) {
+  return new Promise((resolve, reject) => afterFirstPaint(() => load().then(resolve, reject)));
+}
+
+/**
+ * ``import(specifier)``, tried again while the daemon restarts or the Wi-Fi drops: a
+ * tablet that missed its settings sheet once must not lose it until it is reloaded.
+ * (Browsers keep no failed module fetch, so the same URL is asked again; a fresh URL
+ * would make a second copy of a module that another module imports by the plain one.)
+ */
+async function importAgain(specifier) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await import(specifier);
+    } catch (err) {
+      if (attempt >= 40) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 5000)));
+    }
+  }
+}
+
 function main() {
+  sheet = later(async () => { const m = await importAgain("./sheet.js"); m.setupSheet(boot.games); return m; });
+  firmware = later(async () => { const m = await importAgain("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
+  cues = later(() => importAgain("./cues.js"));
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
@@ -371,8 +399,6 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
-  setupSheet(boot.games);
-  setupFirmware(boot.firmware);
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its
   // first message is that same session: on a slow tablet it would only compete with the
@@ -380,10 +406,14 @@ function main() {
   Promise.race([drawnOnce, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
     link = follow("/api/v1/stream", {
       onSession: accept,
-      onNotice: (notice) => { noticeToast(notice); cue("warn"); if (notice.kind === "firmware") checkFirmware(); },
+      onNotice: (notice) => {
+        noticeToast(notice); cue("warn");
+        if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+      },
       onState: setConnection,
     });
-    document.body.dataset.ready = "yes";
+    // ready: live, and the panel, sounds and firmware notice are in (a tap finds them)
+    Promise.allSettled([sheet, firmware, cues]).then(() => { document.body.dataset.ready = "yes"; });
   });
   afterFirstPaint(awake.start);         // not needed for the first frame
   afterFirstPaint(keepPage);

@@ -1,10 +1,16 @@
 // A player's hidden lay-down entry: +/− per ingredient and Black Somethings given to a
-// kind, live points from the engine's preview, refusals in the rule's own words.
+// kind, live points from the engine's preview, refusals in the rule's own words, and a
+// word where a count goes beyond the cards of a kind that surely remain (from the table's
+// sample of lay-downs, asked for when the entry opens: the live message does not carry it).
 import { fill } from "/static/js/ui.js";
+import { getJSON } from "/static/js/net.js";
 import { ask, compact, counter, el, kindBadge, sentence, signed } from "./common.js";
 import { closeModal, modalKind, openModal } from "./modal.js";
 
-let entry = null;     // {seat, gameId, cards, black, preview, seq} while the modal is open
+// {seat, gameId, cards, black, preview, seq, sure, entered, redraw} while the modal is open
+let entry = null;
+
+const enteredCount = (view) => view.players.filter((p) => p.entered).length;
 
 export function mayEnter(view, seat) {
   const p = view.players[seat];
@@ -14,13 +20,31 @@ export function mayEnter(view, seat) {
 /** Close the entry when the table moved on (round scored, undo of a dropout, new game). */
 export function syncEntry(session) {
   if (!entry || modalKind() !== "entry") { entry = null; return; }
-  if (session.id !== entry.gameId || !mayEnter(session.state, entry.seat)) closeModal();
+  if (session.id !== entry.gameId || !mayEnter(session.state, entry.seat)) { closeModal(); return; }
+  // another player entered: fewer cards of each kind surely remain
+  if (enteredCount(session.state) !== entry.entered) loadSample(entry, session.state);
+}
+
+/** The most cards of each kind a lay-down surely may hold now, whatever the others hid
+ * (GET .../lay-downs/<seat>: laying nothing and every single set surely left). */
+async function loadSample(mine, view) {
+  mine.entered = enteredCount(view);
+  try {
+    const answer = await getJSON(`/api/v1/zaubercocktail/lay-downs/${mine.seat}`);
+    if (entry !== mine) return;
+    const sure = {};
+    for (const a of answer.lay_downs) for (const [kind, n] of Object.entries(a.cards)) sure[kind] = Math.max(sure[kind] || 0, n);
+    mine.sure = sure;
+    mine.redraw?.();
+  } catch {
+    // only a hint: the table still checks every entry against the cards that exist
+  }
 }
 
 export function openEntry(session, seat, ctx, mark) {
   const view = session.state;
   const name = session.players[seat];
-  entry = { seat, gameId: session.id, cards: {}, black: {}, preview: null, seq: 0 };
+  entry = { seat, gameId: session.id, cards: {}, black: {}, preview: null, seq: 0, sure: null, entered: 0, redraw: null };
   const rows = el("div.zc-entry-rows");
   const foot = el("div.zc-entry-foot", { "aria-live": "polite" });
   const kinds = view.kinds;
@@ -29,6 +53,10 @@ export function openEntry(session, seat, ctx, mark) {
 
   const blackUsed = () => Object.values(entry.black).reduce((a, b) => a + b, 0);
   const anyCards = () => Object.keys(compact(entry.cards)).length + Object.keys(compact(entry.black)).length > 0;
+
+  // beyond what surely exists whatever the others hid: said on that row only (the table
+  // still takes it when the cards are there; its refusal would name the count)
+  const beyond = (k, nat) => Boolean(entry.sure) && nat > (entry.sure[k.id] || 0);
 
   function draw() {
     const p = entry.preview;
@@ -44,7 +72,9 @@ export function openEntry(session, seat, ctx, mark) {
         el("span.zc-entry-name", {}, el("span.zc-entry-kind", {}, k.name, el("small", {}, ` most ${k.most}`)),
           el("span.zc-entry-more", {},
             blocked ? el("small.blocked", {}, sentence(blocked)) :
-            more && n > 0 ? `one more ${signed(more.adds)}` : "")),
+            more && n > 0 ? `one more ${signed(more.adds)}` : "",
+            beyond(k, nat) ? el("small.zc-entry-left", { title: `${entry.sure[k.id] || 0} surely left, whatever the others hid` },
+              " · the table checks the cards left") : null)),
         counter({ value: nat, label: k.name, testid: `cards-${k.id}`, extra: "natural",
           plusOff: Boolean(blocked) || nat >= k.cards,
           onChange: (d) => change("cards", k.id, d) }),
@@ -108,6 +138,8 @@ export function openEntry(session, seat, ctx, mark) {
     el("div.zc-entry-legend", {}, el("span", {}, "Ingredient"), el("span", {}, "cards"),
       el("span", {}, jokerName + "s"), el("span", {}, "points")),
     rows, foot), { closed: () => { entry = null; } });
+  entry.redraw = draw;
   draw();
   refresh();
+  loadSample(entry, view);
 }

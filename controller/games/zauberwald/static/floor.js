@@ -13,6 +13,7 @@ export const floor = {
 };
 
 let timer = null;
+let seeded = false;        // the page's own floor state stands for the first answer
 let onChange = () => {};
 let wantFast = () => false;
 let lastSignature = "";
@@ -21,7 +22,34 @@ let lastSignature = "";
 export function followFloor(changed, fast) {
   onChange = changed;
   wantFast = fast;
-  if (timer === null) poll();
+  if (timer === null) {
+    // what the page came with stands for the first answer: ask again at the usual pace
+    if (seeded) { seeded = false; timer = setTimeout(poll, moving() || wantFast() ? FAST_MS : SLOW_MS); }
+    else poll();
+  }
+}
+
+/** The floor's state as the page came with it (``GET /api/v1/floor``'s answer), before the
+ * first draw: a reload draws the floor without a request of its own. */
+export function seedFloor(report) {
+  if (floor.known || !report || timer !== null) return;
+  learn(report);
+  lastSignature = signatureNow();
+  seeded = true;
+}
+
+function learn(body) {
+  floor.known = true;
+  floor.status = body.floor;
+  floor.turn = body.turn;
+}
+
+// a "big" change (state, result, fault, homing need, the Pico's link) redraws the page;
+// a position only the dial
+function signatureNow() {
+  const s = floor.status;
+  return JSON.stringify([floor.known, !!s, s?.state, s?.fault, s?.last_move?.result, needsHome(),
+    s?.link?.state, s?.position_lost]);
 }
 
 export function pollSoon() {
@@ -33,16 +61,9 @@ async function poll() {
   timer = null;
   if (document.body.dataset.gameId !== "zauberwald") return;   // another game now: stop
   try {
-    const body = await getJSON("/api/v1/floor");
-    floor.known = true;
-    floor.status = body.floor;
-    floor.turn = body.turn;
+    learn(await getJSON("/api/v1/floor"));
   } catch (_) { /* offline for a moment: keep the last answer, the stream shows "offline" */ }
-  const s = floor.status;
-  // a "big" change (state, result, fault, homing need, the Pico's link) redraws the page;
-  // a position only the dial
-  const signature = JSON.stringify([floor.known, !!s, s?.state, s?.fault, s?.last_move?.result, needsHome(),
-    s?.link?.state, s?.position_lost]);
+  const signature = signatureNow();
   const big = signature !== lastSignature;
   lastSignature = signature;
   try { onChange(big); } catch (err) { console.error(err); }

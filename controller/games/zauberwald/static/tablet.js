@@ -6,7 +6,7 @@ import { el } from "/static/js/ui.js";
 import { askPin, isUnlocked } from "/static/js/pinpad.js";
 import { chipGrid, chipRow, learnPalette, total, words } from "./chips.js";
 import {
-  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor,
+  antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor, seedFloor,
   hasMotor, moving, pollSoon, startCountdown,
 } from "./floor.js";
 import { playersStrip, resultsPanel, seatToken, stopPanel } from "./panels.js";
@@ -22,6 +22,7 @@ const roundKey = (session) => `${session.id}:${session.state.round_number}`;
 
 export function render(root, session, ctx) {
   last = { root, session, ctx };
+  seedFloor(ctx.devices?.floor);
   draw();
   followFloor((big) => (big ? draw() : refreshFloor()),
     () => ["turn", "turning"].includes(last?.session.state.phase) || countingDown());
@@ -65,7 +66,10 @@ function refreshFloor() {
   old.dataset.position = fresh.dataset.position;
   old.querySelector(".zw-floor-row")?.replaceWith(fresh.querySelector(".zw-floor-row"));
   const progress = document.querySelector("#zw-turn-progress");
-  if (progress) progress.textContent = progressWords(session.state.round);
+  // while the link is cut mid-turn the line says hands off, not how far it got (stageTurning)
+  const s = floor.status;
+  const cut = s?.state === "moving" && s.link && s.link.state !== "connected";
+  if (progress && !cut) progress.textContent = progressWords(session.state.round);
 }
 
 // --- undo: the shell's button takes back the last entry (it names it: "Linus's basket") -------------

@@ -1,0 +1,84 @@
+"""`make bench`: every bench/bench_*.py in turn (not the proof suite: `make bench-proof`),
+then one table of the targets they measured, each beside its fair baseline from the same run.
+
+    python bench/run_all.py [--only NAME ...]
+
+Each bench prints its own figures as it goes; the rows it reports (bench/report.py) end
+up in the final table. A bench that fails is named in the table; the others still run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from bench.report import ROWS_FILE, compiled, load_average, row  # noqa: E402
+
+#: long proof runs (minutes each): `make bench-proof`
+APART = {"bench_proof.py"}
+#: the whole of `make bench` should take less than this here (issue 26)
+BUDGET_S = 300.0
+
+
+def cell(value: object) -> str:
+    return str(value).replace("|", "/") if value not in (None, "") else ""
+
+
+def table(rows: list[dict]) -> None:
+    print("| measure | potionpi | baseline (same run) | ratio | target | met |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else ""
+        met = {True: "yes", False: "**no**", None: ""}[r["met"]]
+        ours = r["ours"] + (f" ({r['note']})" if r["note"] else "")
+        print(f"| {cell(r['measure'])} | {cell(ours)} | {cell(r['baseline'])} | {ratio} | {cell(r['target'])} | {met} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=None, help="run only these benches (e.g. bench_table)")
+    args = parser.parse_args()
+    benches = sorted(p for p in HERE.glob("bench_*.py") if p.name not in APART)
+    if args.only:
+        benches = [p for p in benches if p.stem in args.only or p.name in args.only]
+    load_before = load_average()
+    compiled(HERE.parent)               # every bench's daemons start from bytecode, as on a Pi
+    failed = []
+    t0 = time.perf_counter()
+    with tempfile.NamedTemporaryFile("w+", suffix=".jsonl", delete=False) as rows_file:
+        rows_path = rows_file.name
+    env = dict(os.environ, **{ROWS_FILE: rows_path})
+    try:
+        for bench in benches:
+            print(f"== {bench.relative_to(HERE.parent)}", flush=True)
+            started = time.perf_counter()
+            code = subprocess.run([sys.executable, str(bench)], env=env, cwd=HERE.parent).returncode
+            took = time.perf_counter() - started
+            print(f"   ({took:.1f} s{'' if code == 0 else f', exit status {code}'})", flush=True)
+            if code:
+                failed.append(bench.name)
+        total = time.perf_counter() - t0
+        os.environ[ROWS_FILE] = rows_path
+        row("make bench, every bench", f"{total:.0f} s", "", None, f"< {BUDGET_S:.0f} s", total < BUDGET_S,
+            note=f"load {load_before} before, {load_average()} after")
+        if failed:
+            row("benches that failed", ", ".join(failed), met=False, target="none")
+        rows = [json.loads(line) for line in Path(rows_path).read_text().splitlines() if line.strip()]
+    finally:
+        os.unlink(rows_path)
+    print()
+    print(f"potionpi's targets (issue 26), each against a baseline measured in the same run; "
+          f"{len(benches)} benches, load average {load_before} at the start")
+    table(rows)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
