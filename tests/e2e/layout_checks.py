@@ -91,6 +91,13 @@ PROBLEMS_JS = """
     }
     return true;
   };
+  // a notice fixed over the page until it is dismissed (the firmware's, a toast): it sits
+  // over the board by design, not over one card's words
+  const notice = (hit, e) => {
+    for (let a = hit; a && a !== document.body; a = a.parentElement)
+      if (getComputedStyle(a).position === 'fixed') return !a.contains(e);
+    return false;
+  };
   const textRect = (e) => {
     let l = Infinity, r = -Infinity;
     for (const n of e.childNodes) {
@@ -136,7 +143,7 @@ PROBLEMS_JS = """
     if (t) {
       const x = (t.left + t.right) / 2, y = (r.top + r.bottom) / 2;
       const hit = x >= 0 && x < W && y >= 0 && y < H ? document.elementFromPoint(x, y) : null;
-      if (hit && !e.contains(hit) && !hit.contains(e) && inView(e, x, y))
+      if (hit && !e.contains(hit) && !hit.contains(e) && inView(e, x, y) && !notice(hit, e))
         out.push(`words covered: ${name(e)} lies under ${name(hit)}`);
     }
   }

@@ -381,6 +381,9 @@ def table_for(tmp_path):
         store.close()
 
 
+# a whole game walked at six sizes (about a minute on an idle core): a ceiling for a loaded
+# machine, never a measurement
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("game", GAMES, ids=[g.id for g in GAMES])
 def test_every_step_fits(browser, table_for, output_dir, game: GameCase):
     live_table = table_for(game.simulated)
