@@ -20,8 +20,12 @@ FIRMWARE_MODULES := $(patsubst firmware/%.py,%,$(filter-out firmware/__init__.py
 # each worker starts its own browser); a test that must not run beside others of its
 # kind marks them with the same xdist_group and they share one worker.
 PYTEST_ARGS ?= -n auto --dist loadgroup
+# setuptools prints a boxed "BuildBackendWarning: Editable installation" for every
+# editable install, even under --quiet; a new owner takes it for an error. It is advice
+# for developers with a same-named folder elsewhere, so it is filtered by its message.
+PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip
 
-.PHONY: all run sim test test-quick bench bench-proof lint clean
+.PHONY: all run sim test test-quick bench bench-proof lint clean image image-test
 .DEFAULT_GOAL := all
 
 $(BIN)/python:
@@ -31,13 +35,13 @@ $(BIN)/python:
 # Reinstall only when the project description changes. `make run` needs only the
 # runtime (plus lgpio and smbus2 on a Pi: the `pi` extra); `make test` adds the test tools.
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[pi]'
+	$(PIP) install --quiet -e '.[pi]'
 	@# the service sees the checkout read-only (ProtectHome): compile it now, not at each start
 	$(BIN)/python -m compileall -q controller web_ui
 	touch $(STAMP_RUN)
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[pi,test]'
+	$(PIP) install --quiet -e '.[pi,test]'
 	touch $(STAMP_TEST) $(STAMP_RUN)
 
 $(STAMP_STUBS): | $(BIN)/python
@@ -76,7 +80,7 @@ bench: $(STAMP_TEST)
 bench-proof: $(STAMP_TEST)
 	$(BIN)/python bench/bench_proof.py
 
-# Host: controller and web_ui as CPython 3.11 (config in pyproject.toml).
+# Host: controller and web_ui as CPython 3.11, every function annotated (config in pyproject.toml).
 # Firmware: its modules by their names on the Pico, against the RP2040 MicroPython
 # stubs and MicroPython's own standard library (config in firmware/mypy.ini).
 lint: $(STAMP_TEST) $(STAMP_STUBS)
@@ -85,6 +89,19 @@ lint: $(STAMP_TEST) $(STAMP_STUBS)
 	MYPYPATH=firmware:$(MP_STUBS) $(BIN)/python -m mypy --config-file firmware/mypy.ini \
 	    --custom-typeshed-dir $(MP_STUBS) $(addprefix -m ,$(FIRMWARE_MODULES)) || status=1; \
 	exit $$status
+
+# The SD-card image for the Raspberry Pi 3, 4 and Zero 2 W (image/build.sh, minutes; its
+# root steps go through sudo). Downloads are cached in root's ~/.cache/potionpi-image. `make image-test` boots it in
+# QEMU and checks it from outside (image/test_image.py, minutes); neither is in `make test`.
+IMAGE_OUT ?= build/image
+# the venv as the invoking user, the root's parts through sudo (the card comes back theirs)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+image: $(STAMP_RUN)
+	$(SUDO) env $(if $(IMAGE_CACHE),IMAGE_CACHE=$(IMAGE_CACHE)) image/build.sh $(IMAGE_OUT)
+
+image-test: $(STAMP_TEST)
+	$(BIN)/python -m pytest -p no:cacheprovider -o testpaths=image -n 0 --timeout 3600 \
+	    image/test_image.py --image-dir $(IMAGE_OUT) $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache test-output

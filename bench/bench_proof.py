@@ -1,7 +1,9 @@
 """Issue 15's proof suite at full scale: prints the table of attacks and faults.
 
     python bench/bench_proof.py            # 200 kill -9 cycles, 100 races, 5,000 fuzz cases,
-                                           # 120 Zauberwald turns with a serial-link fault each
+                                           # 120 Zauberwald turns with a serial-link fault each,
+                                           # 20 random games a hidden-information game for the
+                                           # PIN route, 3,000 raw requests
     python bench/bench_proof.py --quick    # the CI sizes (tests/proof)
 
 Each row is an attack or fault, how often it was tried and how often the table failed
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FULL = {"PROOF_KILL9_CYCLES": "200", "PROOF_RACE_ROUNDS": "100", "PROOF_FUZZ_CASES": "5000",
-        "PROOF_SERIAL_TURNS": "120"}
+        "PROOF_SERIAL_TURNS": "120", "PROOF_PIN_GAMES": "20", "PROOF_RAW_CASES": "3000"}
 LINE = re.compile(r"^PROOF (?P<name>.+?): (?P<tried>\d+) tried, (?P<failed>\d+) failed(?:; (?P<note>.*))?$")
 
 

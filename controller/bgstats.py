@@ -162,7 +162,7 @@ def _pieces(head: str, plays: Callable[[], Iterable[dict[str, Any]]], game_ids: 
     yield "".join(pending) + "]}"
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

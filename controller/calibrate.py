@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .config import Config, ConfigError, UsageError
+from .cli import UsageError
+from .config import Config, ConfigError
 
 
 def calibrate(device: str, config: Config, config_path: str | None,
@@ -66,20 +67,19 @@ def _colours(config: Config, ask: Ask, say: Say) -> dict[str, list[float]]:
         raise ConfigError(f"{config.source}: cauldron.colour_sensor = \"none\"; set it to "
                           "\"tcs34725\" to calibrate the colour sensor")
     sensor = make_colour_sensor(section)
+    assert sensor is not None             # colour_sensor is not "none" (above)
     try:
         # the cauldron only watches the beam here: the calibration itself reads the sensor
         cauldron = Cauldron.from_config(section, colour_sensor=None,
                                         pin_factory=make_pin_factory(config["gpio"]["pin_factory"]))
     except Exception:
-        if sensor is not None:
-            sensor.close()
+        sensor.close()
         raise
     try:
         return run_colour_calibration(sensor, cauldron.beam_waiter(), ask, say)
     finally:
         cauldron.close()
-        if sensor is not None:
-            sensor.close()
+        sensor.close()
 
 
 def _floor(config: Config, ask: Ask, say: Say) -> dict[str, Any]:
@@ -91,7 +91,8 @@ def _floor(config: Config, ask: Ask, say: Say) -> dict[str, Any]:
         raise ConfigError(f"{config.source}: forest_floor.backend is \"none\"; choose \"gpio\" or "
                           "\"serial\" to calibrate the motor")
     try:
-        result = calibrate_floor(floor, ask, say)
+        result = calibrate_floor(floor, ask, say,
+                                 tolerance_ants=config["forest_floor"]["jam_tolerance_ants"])
     finally:
         floor.close()
     return result.as_config()

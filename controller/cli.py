@@ -7,15 +7,24 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
-import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from . import __version__
-from .config import Config, ConfigError, UsageError, default_data_dir, default_file, is_pin
+from .config import SCHEMA, Config, ConfigError, default_data_dir, default_file, is_pin
 from .service import CHECK_PARTS, SIM_FAULTS
 
+if TYPE_CHECKING:
+    from .store import Store
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command asked for something it cannot do as called; the sentence says how to call it
+    (exit status 2). The commands' own modules raise it; ``main`` says it."""
 
 
 def port_number(text: str) -> int:
@@ -54,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim-mcu", action="store_true",
                      help="drive the forest floor through a simulated Pico over a pseudo-terminal")
     run.add_argument("--host", help="address to listen on (default from config: 0.0.0.0)")
-    run.add_argument("--port", type=port_number, help="TCP port (default from config: 8080; 0 picks a free one)")
+    run.add_argument("--port", type=port_number, help=f"TCP port (default from config: {SCHEMA['web']['port'].default}; 0 picks a free one)")
     run.add_argument("--https-port", type=port_number,
                      help="port of the HTTPS address, once `potionpi tls` made the certificate "
                           "(default from config: 443; 0: none)")
@@ -94,6 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
     common(export)
     export.add_argument("--output", "-o", metavar="FILE", help="file to write (default: standard output)")
 
+    backup = sub.add_parser("backup", help="write a consistent copy of the game database (safe while it runs)",
+                            description="Copies every game with SQLite's backup API: one file that holds "
+                                        "everything, the write-ahead log included (copying potionpi.sqlite3 "
+                                        "alone can miss the newest games). Safe while the table is running.")
+    common(backup)
+    backup.add_argument("--output", "-o", metavar="FILE",
+                        help="where to write it (default: DATA_DIR/backups/potionpi-DATE-TIME.sqlite3)")
+
     replay = sub.add_parser("replay", help="replay a game's log through its engine and report the result")
     common(replay)
     replay.add_argument("game_id", type=int, help="game number from `potionpi history`")
@@ -128,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--port", help="serial port of the Pico (default: the config's, else found by USB id)")
     check.add_argument("--wait", type=float, default=15.0, metavar="SECONDS",
                        help="how long to wait for you to turn the grip or drop a ball (default 15)")
+    check.add_argument("--yes", action="store_true",
+                       help="let the forest floor turn for its homing check without asking")
 
     cal = sub.add_parser("calibrate", help="calibrate a device: drop colours or forest-floor steps")
     common(cal, data_dir=False)
@@ -151,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="listen on this port (80: a plain address, given the one capability it needs)")
     inst.add_argument("--config", metavar="FILE", help="copy this config to /etc/potionpi.toml "
                                                        "(default: the commented defaults)")
+    inst.add_argument("--no-start", action="store_true",
+                      help="enable the service for the next boot but start nothing (building "
+                           "an SD-card image in a chroot)")
     inst.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)   # packaging and tests
 
     uninst = sub.add_parser("uninstall", help="remove the service and the files `install` wrote")
@@ -161,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     hot = sub.add_parser("hotspot", help="make the Pi its own Wi-Fi for the tablets (NetworkManager)",
                          description="For a table with no home Wi-Fi: the Pi becomes a Wi-Fi access "
-                                     "point (WPA2) and the tablets open http://10.42.0.1:8080/.")
+                                     "point (WPA2) and the tablets open "
+                                     f"http://10.42.0.1:{SCHEMA['web']['port'].default}/.")
     hot.add_argument("--ssid", help="the Wi-Fi's name")
     hot.add_argument("--password", help="its password, 8 to 63 characters")
     hot.add_argument("--interface", default="wlan0", help="Wi-Fi interface (default wlan0)")
@@ -171,6 +194,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     upd = sub.add_parser("update", help="update potionpi, restart the service, flash the Pico if older")
     upd.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
+    upd.add_argument("--from-file", metavar="FILE",
+                     help="the SD-card image: install this wheel or release archive beside the "
+                          "running potionpi and go back to it if the new one does not come up")
+
+    boot = sub.add_parser("firstboot", help="the SD-card image: apply the card's potionpi-setup.txt, "
+                                            "potionpi.toml and Raspberry Pi Imager's settings",
+                          description="Run by the image at every boot (as root): applies the files "
+                                      "on the card's FAT partition when they changed, makes the "
+                                      "first boot's PIN and hotspot password, and writes "
+                                      "potionpi-status.txt beside them. Exit 1: a file was refused "
+                                      "(nothing of it applied; the status file says why).")
+    boot.add_argument("--boot", metavar="DIR", default="/boot/firmware",
+                      help="the card's FAT partition (default /boot/firmware)")
+    boot.add_argument("--check", action="store_true",
+                      help="only check the files and print every problem; change nothing")
+
+    scr = sub.add_parser("screen", help="show the table's address, PIN and Wi-Fi on this console "
+                                        "(the image runs it on the Pi's screen)")
+    scr.add_argument("--once", action="store_true", help="draw once and exit")
+    scr.add_argument("--config", metavar="FILE", help="TOML config file (default /etc/potionpi.toml)")
     return p
 
 
@@ -198,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 SYSTEM_CONFIG = Path("/etc/potionpi.toml")
 
 
-def config_path(args) -> str | None:
+def config_path(args: argparse.Namespace) -> str | None:
     """--config, else $POTIONPI_CONFIG, else the installed /etc/potionpi.toml if readable
     (so `potionpi pin` and `check` see the service's settings), else the defaults."""
     given = getattr(args, "config", None) or os.environ.get("POTIONPI_CONFIG")
@@ -209,11 +252,11 @@ def config_path(args) -> str | None:
     return None
 
 
-def _config(args) -> Config:
+def _config(args: argparse.Namespace) -> Config:
     return Config.load(config_path(args))
 
 
-def _data_dir(args, config: Config) -> Path:
+def _data_dir(args: argparse.Namespace, config: Config) -> Path:
     return Path(getattr(args, "data_dir", None) or config["store"]["data_dir"] or default_data_dir())
 
 
@@ -222,7 +265,33 @@ PORT_TAKEN = ("potionpi: port {port} is already in use: is the service running "
               "(`sudo systemctl stop potionpi`), or pick another with --port")
 
 
-def cmd_run(args) -> int:
+class StopSignal:
+    """SIGINT or SIGTERM, told to the main thread through a wakeup socket.
+
+    A signal the kernel hands to one of the server's threads only marks Python's handler as
+    due; a main thread asleep in ``Event.wait()`` sleeps on (seen under libfaketime: SIGTERM
+    ignored until systemd's kill). The signal's byte on the socket wakes it whichever thread
+    took the signal, and one that came before ``wait`` is still in the socket."""
+
+    def __init__(self) -> None:
+        self._ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        self._theirs = theirs
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: None)     # a Python handler: its number goes to the socket
+        self._old = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+
+    def wait(self) -> None:
+        while self._ours.recv(1)[0] not in (signal.SIGINT, signal.SIGTERM):
+            pass
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._old)
+        self._ours.close()
+        self._theirs.close()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import Daemon
     from .service import discovery, preflight
     from .service.notify import notify
@@ -248,9 +317,7 @@ def cmd_run(args) -> int:
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = StopSignal()
     try:
         try:
             daemon.start(host, args.port, https_port)
@@ -273,7 +340,7 @@ def cmd_run(args) -> int:
               flush=True)
         print(f"  data: {daemon.data_dir}   config: {config.source}", flush=True)
         print(f"  scan to open the table ({urls[0]}), then enter the PIN {daemon.pin}:", flush=True)
-        print(discovery.terminal_qr(urls[0]), end="", flush=True)
+        print(discovery.terminal_qr(urls[0], keep=daemon.data_dir / discovery.QR_FILE), end="", flush=True)
         logging.getLogger("potionpi").info("running on %s (%s devices)", ", ".join(urls),
                                            "simulated" if sim else "real")
         if daemon.table.damaged:
@@ -281,11 +348,12 @@ def cmd_run(args) -> int:
         stop.wait()
         print("potionpi: stopping…", flush=True)
     finally:
+        stop.close()
         daemon.close()
     return EXIT_OK
 
 
-def cmd_config(args) -> int:
+def cmd_config(args: argparse.Namespace) -> int:
     if args.print_default:
         print(default_file())
         return EXIT_OK
@@ -294,7 +362,7 @@ def cmd_config(args) -> int:
     return EXIT_OK
 
 
-def cmd_tls(args) -> int:
+def cmd_tls(args: argparse.Namespace) -> int:
     import shlex
 
     from .service import certs, discovery, install
@@ -337,7 +405,7 @@ def cmd_tls(args) -> int:
     return EXIT_OK
 
 
-def cmd_pin(args) -> int:
+def cmd_pin(args: argparse.Namespace) -> int:
     from . import secrets_store
 
     config = _config(args)
@@ -352,12 +420,18 @@ def cmd_pin(args) -> int:
     else:
         pin, source = secrets_store.table_pin(data_dir, config["table"]["pin"])
     print(f"table PIN: {pin} (from {source})")
-    if source in ("config", "environment") and (args.new or args.set):
-        print("note: the config or POTIONPI_PIN overrides the data dir PIN")
+    if not (args.new or args.set):
+        return EXIT_OK
+    configured, _ = secrets_store.table_pin(data_dir, config["table"]["pin"])
+    if configured != pin:
+        print("note: the config or POTIONPI_PIN overrides the data dir PIN: the table keeps using that one")
+        return EXIT_OK
+    from .pin_watch import tell_running
+    print(tell_running(data_dir, secrets_store.secret_key(data_dir), pin))
     return EXIT_OK
 
 
-def _open_store(args):
+def _open_store(args: argparse.Namespace) -> Store:
     from .daemon import DB_FILE
     from .store import Store
 
@@ -368,7 +442,7 @@ def _open_store(args):
     return Store(path)
 
 
-def cmd_history(args) -> int:
+def cmd_history(args: argparse.Namespace) -> int:
     store = _open_store(args)
     try:
         if args.csv:
@@ -392,7 +466,7 @@ def cmd_history(args) -> int:
     return EXIT_OK
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     from .service.bundle import write_export
 
     store = _open_store(args)
@@ -407,7 +481,28 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
-def cmd_replay(args) -> int:
+def cmd_backup(args: argparse.Namespace) -> int:
+    import time as _time
+
+    from .daemon import DB_FILE
+    from .store import StoreError, backup_file
+
+    data_dir = _data_dir(args, _config(args))
+    dest = Path(args.output) if args.output else \
+        data_dir / "backups" / f"potionpi-{_time.strftime('%Y%m%d-%H%M%S')}.sqlite3"
+    try:
+        held = backup_file(data_dir / DB_FILE, dest)
+    except StoreError as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    games, actions = held["games"], held["actions"]
+    print(f"wrote {dest}: {games} game{'s' if games != 1 else ''}, {actions} action{'s' if actions != 1 else ''}. "
+          "Keep it off the Pi (copy it to another computer). To restore: stop potionpi, copy it over "
+          f"{data_dir / DB_FILE}, delete {DB_FILE}-wal and {DB_FILE}-shm beside it, then `potionpi repair`.")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
     from . import games
 
     store = _open_store(args)
@@ -429,22 +524,31 @@ def cmd_replay(args) -> int:
     return EXIT_OK
 
 
-def _db_path(args) -> Path:
+def _db_path(args: argparse.Namespace) -> Path:
     from .daemon import DB_FILE
     return _data_dir(args, _config(args)) / DB_FILE
 
 
-def cmd_doctor(args) -> int:
+def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import doctor
     return doctor(_db_path(args), sys.stdout)
 
 
-def cmd_repair(args) -> int:
+def cmd_repair(args: argparse.Namespace) -> int:
     from .doctor import repair
     return repair(_db_path(args), sys.stdout, args.resume)
 
 
-def cmd_check(args) -> int:
+def _input(question: str, say: Callable[[str], None]) -> str:
+    """One answer from the person at the terminal ("" at the end of input)."""
+    say(question)
+    try:
+        return input()
+    except EOFError:
+        return ""
+
+
+def cmd_check(args: argparse.Namespace) -> int:
     from .service import preflight
     from .service.check import TableCheck
 
@@ -459,8 +563,13 @@ def cmd_check(args) -> int:
         (lambda text: print(text, flush=True))
     if sim and not args.sim:
         say("potionpi: this machine has no GPIO: checking simulated devices")
+    ask = None                      # nobody to answer: a real floor is not turned
+    if args.yes:
+        ask = lambda question: "yes"                # noqa: E731
+    elif sys.stdin.isatty():
+        ask = lambda question: _input(question, say)   # noqa: E731
     checker = TableCheck(config, sim=sim, sim_fault=args.sim_fault, pico_port=args.port,
-                         wait_s=args.wait, prompt=say, only=args.only,
+                         wait_s=args.wait, prompt=say, only=args.only, ask=ask,
                          on_result=None if args.json else lambda r: print(r.line(), flush=True))
     results = checker.run()
     if args.json:
@@ -473,7 +582,7 @@ def cmd_check(args) -> int:
     return EXIT_OK if checker.ok else EXIT_ERROR
 
 
-def cmd_firmware(args) -> int:
+def cmd_firmware(args: argparse.Namespace) -> int:
     from .firmware_tools import flash, firmware_version
     from .service.preflight import PIP, library_installed
 
@@ -496,23 +605,24 @@ def cmd_firmware(args) -> int:
     return flash(args.port, sys.stdout)
 
 
-def cmd_install(args) -> int:
+def cmd_install(args: argparse.Namespace) -> int:
     from .service import install
 
     setup = install.Setup.for_invoker(args.user, args.port, args.config)
     if args.print_unit:
         print(install.unit_text(setup), end="")
         return EXIT_OK
-    return install.install(setup, sys.stdout, root=Path(args.root or "/"), dry_run=args.dry_run)
+    return install.install(setup, sys.stdout, root=Path(args.root or "/"), dry_run=args.dry_run,
+                           start=not args.no_start)
 
 
-def cmd_uninstall(args) -> int:
+def cmd_uninstall(args: argparse.Namespace) -> int:
     from .service import install
     return install.uninstall(sys.stdout, root=Path(args.root or "/"), purge=args.purge,
                              dry_run=args.dry_run)
 
 
-def cmd_hotspot(args) -> int:
+def cmd_hotspot(args: argparse.Namespace) -> int:
     from .service import hotspot
 
     if args.off:
@@ -524,21 +634,47 @@ def cmd_hotspot(args) -> int:
     return hotspot.run(commands, sys.stdout, dry_run=args.dry_run)
 
 
-def cmd_update(args) -> int:
-    from .service import update
+def cmd_update(args: argparse.Namespace) -> int:
+    from .service import release, update
+    if args.from_file:
+        return release.from_file(Path(args.from_file), sys.stdout, sys.stderr, dry_run=args.dry_run)
     return update.update(sys.stdout, dry_run=args.dry_run)
 
 
-def cmd_calibrate(args) -> int:
+def cmd_firstboot(args: argparse.Namespace) -> int:
+    from .service import firstboot
+    boot = Path(args.boot)
+    if args.check:
+        settings, errors = firstboot.check(firstboot.read_sources(boot), boot=boot)
+        for line in errors:
+            print(f"potionpi: {line}", file=sys.stderr)
+        for note in settings.notes:
+            print(f"note: {note}")
+        if not errors:
+            print(f"{boot}: the card's files are fine ({', '.join(settings.sources) or 'none there'})")
+        return EXIT_USAGE if errors else EXIT_OK
+    if os.geteuid() != 0:
+        raise UsageError("the first boot's settings change the system: run it as root "
+                         "(the image's potionpi-firstboot.service does)")
+    return firstboot.first_boot(boot=boot, out=sys.stdout)
+
+
+def cmd_screen(args: argparse.Namespace) -> int:
+    from .service import screen
+    return screen.run(sys.stdout, once=args.once, config_path=args.config)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import calibrate
     return calibrate(args.device, _config(args), args.config)
 
 
 COMMANDS = {"run": cmd_run, "config": cmd_config, "pin": cmd_pin, "tls": cmd_tls, "history": cmd_history,
-            "export": cmd_export, "replay": cmd_replay, "check": cmd_check,
+            "export": cmd_export, "backup": cmd_backup, "replay": cmd_replay, "check": cmd_check,
             "doctor": cmd_doctor, "repair": cmd_repair,
             "calibrate": cmd_calibrate, "firmware": cmd_firmware, "install": cmd_install,
-            "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update}
+            "uninstall": cmd_uninstall, "hotspot": cmd_hotspot, "update": cmd_update,
+            "firstboot": cmd_firstboot, "screen": cmd_screen}
 
 
 if __name__ == "__main__":

@@ -14,23 +14,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .devices.colour_sensor import COLOURS, GAINS
+from .contracts import COLOURS
 
 
 class ConfigError(Exception):
     """One clear sentence about a bad config file."""
 
 
-class UsageError(Exception):
-    """A command asked for something it cannot do as called; the sentence says how to call it."""
+class RGB:
+    """A key kind: three numbers ``[r, g, b]`` (a learned colour's shares of the light)."""
 
 
 @dataclass(frozen=True)
 class Key:
     """One config key: its default, what it means, and what is allowed.
 
-    ``kind=dict`` is a table of counts: ``names`` are its allowed keys and ``low``/``high``
-    bound each whole-number count.
+    ``kind=dict`` is a table of ``name = value``: ``each`` is the kind of every value
+    (``int``: a count that ``low``/``high`` bound; ``RGB``: three numbers), ``names`` its
+    allowed names (None: any). A table whose default is empty is written by a tool (its
+    ``example`` shows what it writes) and printed commented out, after its section.
     """
 
     default: Any
@@ -40,16 +42,39 @@ class Key:
     low: float | None = None
     high: float | None = None
     names: tuple[str, ...] | None = None
+    each: type = int
+    example: dict[str, Any] | None = None
 
     def allowed(self) -> str:
         if self.kind is dict:
-            return ("a table of name = a whole number" + self._bounds() + "; names: "
-                    + ", ".join(repr(n) for n in self.names or ()))
+            return (f"a table of name = {self.allowed_each()}"
+                    + ("; names: " + ", ".join(repr(n) for n in self.names) if self.names else ""))
         if self.choices:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         names = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
         return " or ".join(names.get(k, k.__name__) for k in kinds) + self._bounds()
+
+    def allowed_each(self) -> str:
+        """What one value of a table may be."""
+        return "three numbers [r, g, b]" if self.each is RGB else "a whole number" + self._bounds()
+
+    def refusal(self, where: str, value: object) -> str:
+        """Why ``value`` (which failed ``check``) is not allowed at ``where``: for a table,
+        the first entry at fault, by its name."""
+        if self.kind is dict and isinstance(value, dict):
+            for name, item in value.items():
+                if self.names is not None and name not in self.names:
+                    return (f"{where}.{name} is not a name of this table; names: "
+                            + ", ".join(repr(n) for n in self.names))
+                if not self._check_each(item):
+                    return f"{where}.{name} = {item!r} is not allowed; use {self.allowed_each()}"
+        return f"{where} = {value!r} is not allowed; use {self.allowed()}"
+
+    @property
+    def written_by_a_tool(self) -> bool:
+        """A table with no default entries: printed as a commented ``[section.key]``."""
+        return self.kind is dict and not self.default
 
     def _bounds(self) -> str:
         def show(v: float) -> str:
@@ -60,17 +85,35 @@ class Key:
             return f" of at least {show(self.low)}"
         return ""
 
-    def check(self, value: Any) -> bool:
+    def check(self, value: object) -> bool:
         if self.kind is dict:
             return isinstance(value, dict) and all(
-                (self.names is None or name in self.names) and self._in_bounds(count, (int,))
-                for name, count in value.items())
+                (self.names is None or name in self.names) and self._check_each(item)
+                for name, item in value.items())
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
         if self.choices and value not in self.choices:
             return False
         return self._in_bounds(value, kinds)
 
-    def _in_bounds(self, value: Any, kinds: tuple[type, ...]) -> bool:
+    def _check_each(self, item: object) -> bool:
+        if self.each is RGB:
+            return (isinstance(item, list) and len(item) == 3
+                    and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                            for x in item))
+        return self._in_bounds(item, (self.each,))
+
+    def normal(self, value: Any) -> Any:
+        """``value`` (checked) as the daemon keeps it: numbers as floats where floats are
+        allowed, a table copied."""
+        if self.kind is dict:
+            if self.each is RGB:
+                return {name: [float(x) for x in rgb] for name, rgb in value.items()}
+            return dict(value)
+        if float in (self.kind if isinstance(self.kind, tuple) else (self.kind,)):
+            return float(value)
+        return value
+
+    def _in_bounds(self, value: object, kinds: tuple[type, ...]) -> bool:
         if isinstance(value, bool) and bool not in kinds:
             return False
         if float in kinds and isinstance(value, int) and not isinstance(value, bool):
@@ -79,6 +122,8 @@ class Key:
             return False
         if isinstance(value, float) and not math.isfinite(value):     # nan passes < and >
             return False
+        if not isinstance(value, (int, float)):       # text and choices have no bounds
+            return True
         if self.low is not None and value < self.low:
             return False
         if self.high is not None and value > self.high:
@@ -109,6 +154,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                        int, low=4, high=256),
         "keepalive_seconds": Key(10.0, "Seconds between keep-alive comments on idle live streams.",
                                  float, low=0.5, high=14),
+        "names": Key("", "More names the table answers to, separated by spaces (e.g. a name your router "
+                         "gives it: \"games.home.arpa\"). Always answered: its hostname, <hostname>.local, "
+                         "its addresses and localhost; any other name gets 421 (docs/security.md)."),
     },
     "store": {
         "data_dir": Key("", "Where the game database and the instance secrets live. Empty: "
@@ -134,14 +182,17 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     float, low=0.2, high=20),
         "colour_sensor": Key("none", "Colour sensor under the drop chute.", choices=("none", "tcs34725")),
         "i2c_bus": Key(1, "I2C bus of the colour sensor.", int, low=0, high=10),
+        # the TCS34725's AGAIN settings 0 to 3, in that order (devices/colour_sensor.py)
         "colour_gain": Key(4, "TCS34725 analogue gain: more for a dim bowl, less if readings saturate.",
-                           int, choices=GAINS),
+                           int, choices=(1, 4, 16, 60)),
         "colour_integration_ms": Key(24.0, "TCS34725 integration time per reading, in ms (rounded to "
                                            "whole 2.4 ms cycles); longer is less noisy but slower.",
                                      float, low=2.4, high=614.4),
         "colour_settle_ms": Key(30.0, "Wait this long after the beam sees a drop before reading its "
                                       "colour (the ball rolls from the beam into the bowl).",
                                 float, low=0, high=1000),
+        "colours": Key({}, "Learned drop colours, written by `potionpi calibrate colours`.",
+                       dict, each=RGB, example={"red": [0.62, 0.21, 0.17]}),
     },
     "simulation": {
         "seed": Key(1, "Seed of the simulated cauldron's shuffling (same seed, same drops).", int, low=0),
@@ -184,18 +235,29 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "tmc2209_uart": Key("", "Serial port wired to a TMC2209's PDN_UART (e.g. /dev/serial0): potionpi "
                                 "writes its StallGuard settings at start, so DIAG reports stalls on "
                                 "stall_pin. Empty: no UART (gpio backend)."),
-        "tmc2209_address": Key(0, "The TMC2209's UART address, set by its MS1/MS2 pins (gpio backend).",
+        "tmc2209_address": Key(0, "The TMC2209's UART address, set by its MS1/MS2 pins, which also set "
+                                  "its microsteps unless tmc2209_microsteps says (gpio backend).",
                                int, low=0, high=3),
+        "tmc2209_microsteps": Key(0, "Microsteps the TMC2209 is set to over its UART (mstep_reg_select "
+                                     "and MRES), so its address no longer changes them; 0: as MS1/MS2 "
+                                     "set them (address 0: 8, 1: 32, 2: 64, 3: 16) (gpio backend, with "
+                                     "tmc2209_uart).", int, choices=(0, 1, 2, 4, 8, 16, 32, 64, 128, 256)),
         "stall_threshold": Key(70, "TMC2209 SGTHRS: a stall is flagged when the load value falls to twice "
                                    "this; higher is more sensitive (gpio backend, with tmc2209_uart).",
                                int, low=0, high=255),
-        "stall_tcoolthrs": Key(0xFFFFF, "TMC2209 TCOOLTHRS: StallGuard works while the step interval "
-                                        "TSTEP (in 1/12 MHz per 1/256 microstep) is at most this; "
-                                        "1048575: at every speed (gpio backend, with tmc2209_uart).",
-                               int, low=0, high=0xFFFFF),
+        "stall_tcoolthrs": Key(0, "TMC2209 TCOOLTHRS: StallGuard works while the step interval TSTEP "
+                                  "(in 1/12 MHz per 1/256 microstep) is at most this; 0: armed only "
+                                  "above 1.5 x homing_speed (slower, its reading means little); a "
+                                  "value that arms it at homing speed is refused (gpio backend, "
+                                  "with tmc2209_uart).", int, low=0, high=0xFFFFF),
         "jam_tolerance_ants": Key(0.5, "How far from where it should be (in ants) the home mark may pass "
                                        "the sensor before a move counts as a jam; the mark must be "
-                                       "narrower than this (gpio backend).", float, low=0.05, high=4),
+                                       "narrower than this (gpio and serial backends).",
+                                  float, low=0.05, high=4),
+        "home_mark_steps": Key(0, "How many steps the home sensor sees the mark for, as `potionpi "
+                                  "calibrate floor` measured it; sizes the glitch filter (half of "
+                                  "it). 0: not measured, 2 steps (gpio and serial backends).",
+                               int, low=0, high=100000),
         "start_speed": Key(100.0, "Speed the ramp starts from, in steps per second.", float, low=1, high=50000),
         "homing_speed": Key(200.0, "Speed while looking for home, in steps per second (gpio and serial "
                                    "backends).", float, low=1, high=50000),
@@ -261,21 +323,13 @@ class Config:
             if not isinstance(table, dict):
                 raise ConfigError(f"{path}: {section} must be a [{section}] table")
             for key, value in table.items():
-                if section == "cauldron" and key == "colours":
-                    self.values[section][key] = _check_colours(path, value)
-                    continue
                 spec = SCHEMA[section].get(key)
                 if spec is None:
                     raise ConfigError(f"{path}: unknown key {section}.{key}; allowed: "
                                       + ", ".join(SCHEMA[section]))
                 if not spec.check(value):
-                    raise ConfigError(f"{path}: {section}.{key} = {value!r} is not allowed; "
-                                      f"use {spec.allowed()}")
-                if spec.kind is dict:
-                    value = dict(value)
-                elif float in (spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)):
-                    value = float(value)
-                self.values[section][key] = value
+                    raise ConfigError(f"{path}: {spec.refusal(f'{section}.{key}', value)}")
+                self.values[section][key] = spec.normal(value)
         pin = self.values["table"]["pin"]
         if pin and not is_pin(pin):
             raise ConfigError(f"{path}: table.pin = {pin!r} is not allowed; use 4 to 8 digits")
@@ -293,41 +347,29 @@ def section(name: str, **overrides: Any) -> dict[str, Any]:
     return config[name]
 
 
-def _check_colours(path: Path, value: Any) -> dict[str, list[float]]:
-    """Learned drop colours from `potionpi calibrate colours`: name -> [r, g, b] ratios."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{path}: cauldron.colours must be a table of colour = [r, g, b]")
-    out = {}
-    for name, rgb in value.items():
-        if (not isinstance(rgb, list) or len(rgb) != 3
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in rgb)):
-            raise ConfigError(f"{path}: cauldron.colours.{name} = {rgb!r} is not allowed; "
-                              "use three numbers [r, g, b]")
-        out[name] = [float(x) for x in rgb]
-    return out
-
-
 def default_file() -> str:
     """The commented default config, as printed by `potionpi config --print-default`."""
     lines = ["# potionpi configuration (TOML). Every key is optional; shown are the defaults.",
              "# Start the daemon with:  potionpi run --config /path/to/this.toml", ""]
     for section, keys in SCHEMA.items():
         lines.append(f"[{section}]")
+        tables = []         # a [section.key] table comes after the section's plain keys
         for name, key in keys.items():
-            lines.append(f"# {key.help}")
-            lines.append(f"# Allowed: {key.allowed()}.")
-            lines.append(f"{name} = {_toml(key.default)}")
-        if section == "cauldron":
-            lines.append("# Learned drop colours are added here by `potionpi calibrate colours`:")
-            lines.append("# [cauldron.colours]")
-            lines.append("# red = [0.62, 0.21, 0.17]")
-        lines.append("")
+            text = [f"# {key.help}", f"# Allowed: {key.allowed()}."]
+            if key.written_by_a_tool:
+                tables += text + [f"# [{section}.{name}]"] + [
+                    f"# {item} = {_toml(value)}" for item, value in (key.example or {}).items()]
+            else:
+                lines += text + [f"{name} = {_toml(key.default)}"]
+        lines += tables + [""]
     return "\n".join(lines)
 
 
-def _toml(value: Any) -> str:
+def _toml(value: object) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -347,9 +389,7 @@ def markdown() -> str:
     for section, keys in SCHEMA.items():
         out += [f"## [{section}]", "", "| key | default | allowed | meaning |", "|---|---|---|---|"]
         for name, key in keys.items():
-            out.append(f"| `{name}` | `{_toml(key.default)}` | {key.allowed()} | {key.help} |")
-        if section == "cauldron":
-            out.append("| `colours` | (none) | a table of colour = [r, g, b] | Learned drop colours, "
-                       "written by `potionpi calibrate colours`. |")
+            default = "(none)" if key.written_by_a_tool else f"`{_toml(key.default)}`"
+            out.append(f"| `{name}` | {default} | {key.allowed()} | {key.help} |")
         out.append("")
     return "\n".join(out)

@@ -14,6 +14,10 @@ State = dict[str, Any]
 Action = dict[str, Any]
 """``{"type": <action type>, ...named fields}`` as a tablet or a sensor sends it."""
 
+COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
+"""The drops' colours as the cauldron names them (the box holds 3 of each): what the
+colour sensor learns and reads, and what the simulated cauldron is filled with."""
+
 
 class Effect(TypedDict, total=False):
     """Something an action asks of a device, e.g. ``{"device": "forest_floor", "op":
@@ -37,12 +41,20 @@ class Notice(TypedDict):
     message: str
 
 
+class RevokedNotice(Notice, total=False):
+    """A seat's link ended by a new game: which game it is and where to join it."""
+
+    game_name: str
+    join: str
+
+
 class OutcomeJSON(TypedDict, total=False):
     winners: list[int]
     winner_names: list[str]
     reason: str
     message: str
     ranking: list[dict[str, Any]]
+    results: list[str]             # each seat's final score in words, by seat (log.toml [result])
 
 
 class Session(TypedDict):
@@ -56,6 +68,7 @@ class Session(TypedDict):
     legal_actions: list[Action]
     legal_actions_complete: bool
     prompt: str                    # what the table does next, in a sentence (``Game.prompt``)
+    told: list[str]                # what the last action did, sentence by sentence (``Game.announce``)
     can_undo: bool                 # {"type": "undo"} would be taken now (``Game.can_undo``)
     undo_label: str | None         # what it takes back, in words ("Linus's basket"), or None
     outcome: OutcomeJSON | None
@@ -82,5 +95,5 @@ class NoticeSink(Protocol):
 
 
 Direction = Literal["clockwise", "counter_clockwise"]
-__all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON",
+__all__ = ["Action", "Direction", "Effect", "Notice", "NoticeSink", "OutcomeJSON", "RevokedNotice",
            "SeatSession", "Session", "Sink", "State"]

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from . import __version__, secrets_store
+from . import __version__, pin_watch, secrets_store
 from .config import Config, default_data_dir
 from .service import discovery, logs, notify
 from .store import Store
@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 DB_FILE = "potionpi.sqlite3"
 PIN_BUDGET_FILE = "pin_budget.json"
 TABLETS_FILE = "tablets.json"
+SEATS_FILE = "seats.json"
 
 
 class Daemon:
@@ -33,6 +34,11 @@ class Daemon:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         # beside journald: the settings page offers it for download
         self._log_file = logs.open_log_file(self.data_dir)
+        # held while the daemon runs: `potionpi pin` knows someone will take a new PIN
+        self._lock = pin_watch.hold_lock(self.data_dir)
+        if self._lock is None:
+            log.warning("another potionpi already runs with the data dir %s", self.data_dir)
+        self.pin_watch: pin_watch.PinWatch | None = None
         try:
             self.watchdog: notify.Watchdog | None = None
             self.store = Store(self.data_dir / DB_FILE)
@@ -44,20 +50,31 @@ class Daemon:
             self.firmware = FirmwareWatch(self.table)
             if self.devices.forest_floor is not None:
                 self.devices.forest_floor.on_change(self.firmware)
+            secret = secrets_store.secret_key(self.data_dir)
             self.app = create_app(table=self.table, devices=self.devices, pin=self.pin,
-                                  secret_key=secrets_store.secret_key(self.data_dir),
-                                  settings=self.settings())
+                                  secret_key=secret, settings=self.settings())
+            # `potionpi pin --set/--new` rewrites the file: the running table takes it at once
+            # (or, with its PIN from the config or POTIONPI_PIN, says at once that it keeps that)
+            kept = None if self.pin_source in ("data dir", "generated") else self.pin_source
+            self.pin_watch = pin_watch.PinWatch(self.data_dir, secret, self._pin_changed, self.pin,
+                                                kept_from=kept)
             # the owner's pages (join, settings, log download) read these
             self.app.extensions["potionpi"].extras["service"] = {
                 "data_dir": self.data_dir, "firmware": self.firmware, "urls": []}
         except BaseException:
             logs.close_log_file(self._log_file)
+            if self._lock is not None:
+                self._lock.close()
             raise
         self.server: Any = None
         self.https: Any = None            # the HTTPS listener, when the table has a certificate
         self.host = config["web"]["host"]
         self._thread: threading.Thread | None = None
         self._closed = False
+
+    def _pin_changed(self, pin: str) -> dict[str, int]:
+        self.pin = pin
+        return self.app.extensions["potionpi"].change_pin(pin)
 
     def settings(self) -> dict[str, Any]:
         web = self.config["web"]
@@ -66,7 +83,11 @@ class Daemon:
                 # wrong PINs are counted table-wide across restarts (web_ui/auth.py)
                 "pin_budget_file": str(self.data_dir / PIN_BUDGET_FILE),
                 # the unlocked tablets, so Lock revokes a cookie and a restart keeps the rest
-                "tablets_file": str(self.data_dir / TABLETS_FILE)}
+                "tablets_file": str(self.data_dir / TABLETS_FILE),
+                # which phone holds which seat, so a restart keeps the phones on their seats
+                "seats_file": str(self.data_dir / SEATS_FILE),
+                # names the table answers to besides its own (web_ui/hosts.py)
+                "names": web["names"]}
 
     def start(self, host: str | None = None, port: int | None = None, https_port: int | None = None) -> int:
         """Bind and serve in a background thread; returns the port actually bound. With a
@@ -80,6 +101,8 @@ class Daemon:
         self.https = self._listen_https(web["https_port"] if https_port is None else https_port)
         self._thread = threading.Thread(target=self.server.run, name="web", daemon=True)
         self._thread.start()
+        if self.pin_watch is not None:
+            self.pin_watch.start()
         service = self.app.extensions["potionpi"].extras["service"]
         service["urls"] = self.urls(self.host)
         service["http_port"] = self.server.port
@@ -111,10 +134,10 @@ class Daemon:
         certificate; it is made again first when the Pi's names or addresses changed. A
         port it cannot have is said, and the table goes on over plain HTTP."""
         from .service import certs
-        from web_ui.tls import listen_https
 
         if not port or not certs.ready(self.data_dir):
             return None
+        from web_ui.tls import listen_https     # only with a certificate
         try:
             why = certs.refresh(self.data_dir)
             if why:
@@ -139,18 +162,7 @@ class Daemon:
             return False
         if not self.table.responsive(timeout):
             return False
-        import http.client
-
-        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
-        try:
-            conn = http.client.HTTPConnection(host, self.server.port, timeout=timeout)
-            try:
-                conn.request("GET", "/healthz")
-                return conn.getresponse().status == 200
-            finally:
-                conn.close()
-        except OSError:
-            return False
+        return discovery.page_answers(self.host, self.server.port, timeout)
 
     def status_line(self) -> str:
         """One line for `systemctl status`: where to open the table and what it plays."""
@@ -167,6 +179,8 @@ class Daemon:
         notify.notify("STOPPING=1")
         if self.watchdog is not None:
             self.watchdog.stop()
+        if self.pin_watch is not None:
+            self.pin_watch.stop()
         self.table.close()                  # ends live streams so their threads return
         if self.server is not None:
             self.server.close()
@@ -176,6 +190,8 @@ class Daemon:
         self.store.close()
         log.info("potionpi stopped")
         logs.close_log_file(self._log_file)
+        if self._lock is not None:
+            self._lock.close()
 
 
 class FirmwareWatch:

@@ -51,6 +51,13 @@ def doctor(path: Path, out: TextIO) -> int:
     store = Store(path)
     problems = 0
     try:
+        if store.lost is not None:
+            problems += 1
+            print(f"problem: the database holds less than the table had saved: {store.lost['reason']}.",
+                  file=out)
+            print("  fix: restore the newest copy made with `potionpi backup` (stop potionpi, copy it over "
+                  f"{path.name}, delete {path.name}-wal and -shm if there), or accept what is left: "
+                  "`potionpi repair` (or start a new game on the tablet)", file=out)
         running = store.running_game_id()
         if running is not None:
             try:
@@ -62,7 +69,8 @@ def doctor(path: Path, out: TextIO) -> int:
                 print("  at the next start it is closed as damaged (kept in the history); "
                       "`potionpi repair` does that now", file=out)
                 _resume_hint(running, exc, out)
-        for game in store.history(limit=1_000_000):
+        # a batch at a time, only the damaged ones: constant memory at any number of games
+        for game in store.iter_games(newest_first=True, statuses=("damaged",)):
             if game["status"] == "damaged":
                 problems += 1
                 print(f"damaged: game #{game['id']} ({game['game']}, "
@@ -100,6 +108,15 @@ def repair(path: Path, out: TextIO, resume: int | None = None) -> int:
     try:
         if resume is not None:
             return _resume(store, path, resume, out)
+        if store.lost is not None:
+            lost = store.lost
+            game = store.game(lost["id"])
+            if game is not None and game["status"] != "damaged":
+                store.close_damaged(lost["id"], lost["reason"])
+            store.accept_loss()
+            print(f"accepted what the database holds ({lost['reason']}); the table starts from it, "
+                  "and no longer says it is damaged", file=out)
+            return 0
         running = store.running_game_id()
         if running is None:
             print("no running game; nothing to repair (`potionpi doctor` lists damaged games)", file=out)

@@ -142,7 +142,7 @@ def ask_firmware_to_step_aside(port: str, timeout: float = 0.8) -> dict[str, Any
             if not ready:
                 continue
             for seq, mtype, payload in decoder.feed(ser.read(ser.in_waiting or 1)):
-                if mtype == P.HELLO_REPLY and not asked:
+                if mtype == P.HELLO_REPLY and not asked and P.unpack_hello_reply(payload):
                     hello = P.unpack_hello_reply(payload)
                     ser.write(P.encode_frame(1, P.REPL))
                     asked = True
@@ -239,11 +239,13 @@ def _copy(port: str, files: list[tuple[Path, str]], out: IO[str], mpremote: list
 def check(port: str | None, out: IO[str], *, pings: int = 20,
           timings: LinkTimings | None = None) -> int:
     """Say hello to the Pico; print firmware and protocol versions and the round-trip time."""
-    link = PicoLink(port, timings=timings or LinkTimings(hello_timeout_s=1.0)).start()
+    t = timings or LinkTimings(hello_timeout_s=1.0)
+    link = PicoLink(port, timings=t).start()
     try:
-        deadline = time.monotonic() + 3.0
         # Two tries: a Pico that was just plugged in gets a second chance, a missing one
-        # is reported without a long wait.
+        # is reported without a long wait. Counted in hellos, not seconds: each waits the
+        # link's own hello time, so a slow link (link_lost_after_s) gets what it was given.
+        deadline = time.monotonic() + 3 * (t.hello_timeout_s + t.backoff_max_s) + 1
         while (time.monotonic() < deadline and link.state not in (CONNECTED, WRONG_FIRMWARE)
                and link.attempts < 3):
             time.sleep(0.01)
@@ -258,7 +260,7 @@ def check(port: str | None, out: IO[str], *, pings: int = 20,
         replies: list[Reply] = []
         for _ in range(pings):
             start = time.perf_counter()
-            replies.append(link.request(P.PING, timeout=2.0))
+            replies.append(link.request(P.PING, timeout=max(2.0, t.lost_after_s)))
             rtts.append((time.perf_counter() - start) * 1000)
         rtts.sort()
         status = replies[-1].status

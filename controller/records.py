@@ -1,9 +1,13 @@
 """What the game log says to people: each action in players' words, past games, and
 per-player statistics, all read from the store (so they survive restarts).
 
-Words come from each game's ``log.toml`` beside its ``data.toml`` (one template per
-action type, e.g. ``drop_out = "{player} is done trading"``); an action type without a
-template is said plainly ("Ben: drop out").
+Words come from each game's ``log.toml`` beside its ``data.toml``: ``[actions]`` has one
+template per action type (``drop_out = "{player} is done trading"``; an action type without
+one is said plainly, "Ben: drop out"; ``""`` says nothing, its events tell it), ``[events]``
+one per event an engine announces while applying an action (``Game.announce``: "the red
+potion is complete", "Cleo rolled 5"). ``told`` turns a state's ``told`` (what its last action
+did) into those sentences: the game log and the tablet's "what just happened" line say the
+same.
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import io
 import string
 import threading
 import time
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Iterable, Iterator
 
@@ -21,22 +26,37 @@ from .games.base import load_data
 Entry = dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Words:
+    """A game's log.toml: words per action type, per action whose field is empty, per event,
+    and per value of a field (``[words.place]``: ``lab = "their own laboratory"``)."""
+
+    actions: dict[str, str]
+    when_empty: dict[str, str]
+    events: dict[str, str]
+    values: dict[str, dict[str, str]]
+    result: str | None = None       # [result] score: one seat's score in the final ranking
+
+
 @cache
-def _words(game_id: str) -> tuple[dict[str, str], dict[str, str]]:
-    """(words per action type, words when the action leaves a field of those words
-    empty or out) from log.toml."""
+def _words(game_id: str) -> Words:
     plugin = games.plugins().get(game_id)
-    if plugin is None:
-        return {}, {}
     try:
-        data = load_data(plugin.package, "log.toml")
+        data = load_data(plugin.package, "log.toml") if plugin is not None else {}
     except FileNotFoundError:
-        return {}, {}
-    return ({str(k): str(v) for k, v in data.get("actions", {}).items()},
-            {str(k): str(v) for k, v in data.get("when_empty", {}).items()})
+        data = {}
+
+    def table(key: str) -> dict[str, str]:
+        return {str(k): str(v) for k, v in data.get(key, {}).items()}
+
+    values = {str(field): {str(k): str(v) for k, v in said.items()}
+              for field, said in data.get("words", {}).items()}
+    score = data.get("result", {}).get("score")
+    return Words(table("actions"), table("when_empty"), table("events"), values,
+                 None if score is None else str(score))
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     """An action's field in words: ids to words, counts as "2 blue schlums"."""
     if isinstance(value, dict):
         parts = [f"{n} {_value(k)}" for k, n in value.items() if n]
@@ -55,27 +75,102 @@ class _Fields(dict):
         return ""
 
 
-def say(game_id: str, action: dict[str, Any], players: list[str], actor: int | None = None) -> str:
-    """One action in players' words; ``actor`` is who took it when the action names no seat."""
-    kind = str(action.get("type", "?"))
-    seat = action.get("seat", actor)
-    player = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else ""
-    fields = _Fields({k: _value(v) for k, v in action.items()})
-    for k, v in action.items():
+class _Formatter(string.Formatter):
+    """Fields in words; ``{steps:step}`` counts a noun ("1 step", "2 steps")."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        noun = bool(format_spec) and format_spec.replace(" ", "").isalpha()
+        if noun and not str(value).lstrip("-").isdigit():
+            return str(value)               # a number already said in words ([words.<field>])
+        if noun:
+            n = str(value)
+            return f"{n} {format_spec}{'' if n == '1' else 's'}"
+        return super().format_field(value, format_spec)
+
+
+_FORMAT = _Formatter()
+
+
+def _name(players: list[str], seat: Any) -> str:
+    return players[seat] if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players) else ""
+
+
+def _fill(template: str, values: dict[str, Any], player: str, words: Words, sentence: bool = True) -> str:
+    """``template`` with ``values`` in words ({x_no}: a 0-based whole number x plus one); a
+    ``sentence`` starts with a capital."""
+    fields = _Fields({k: words.values.get(k, {}).get(str(v)) or _value(v) for k, v in values.items()})
+    for k, v in values.items():
         if isinstance(v, int) and not isinstance(v, bool):
             fields[f"{k}_no"] = str(v + 1)
     fields["player"] = player
-    words, when_empty = _words(game_id)
-    template = words.get(kind)
-    if template is not None and kind in when_empty:
+    text = " ".join(_FORMAT.vformat(template, (), fields).split())
+    return text[:1].upper() + text[1:] if sentence else text
+
+
+def say(game_id: str, action: dict[str, Any], players: list[str], actor: int | None = None) -> str:
+    """One action in players' words (``""`` if its words are left to its events);
+    ``actor`` is who took it when the action names no seat."""
+    kind = str(action.get("type", "?"))
+    player = _name(players, action.get("seat", actor))
+    words = _words(game_id)
+    template = words.actions.get(kind)
+    if template is not None and kind in words.when_empty:
         named = [f for _, f, _, _ in string.Formatter().parse(template) if f and f != "player"]
         if any(action.get(f.removesuffix("_no")) in (None, "", {}, []) for f in named):
-            template = when_empty[kind]
+            template = words.when_empty[kind]
     if template is None:
         what = kind.replace("_", " ")
         return f"{player}: {what}" if player else what[:1].upper() + what[1:]
-    text = " ".join(string.Formatter().vformat(template, (), fields).split())
-    return text[:1].upper() + text[1:]
+    return _fill(template, action, player, words)
+
+
+def tell(game_id: str, event: dict[str, Any], players: list[str], actor: int | None = None) -> str:
+    """One announced event in players' words (``{player}``: its ``seat``, else ``actor``)."""
+    kind = str(event.get("event", "?"))
+    player = _name(players, event.get("seat", actor))
+    words = _words(game_id)
+    template = words.events.get(kind)
+    if template is None:
+        what = kind.replace("_", " ")
+        return f"{player}: {what}" if player else what[:1].upper() + what[1:]
+    return _fill(template, {k: v for k, v in event.items() if k != "event"}, player, words)
+
+
+def told(game_id: str, story: dict[str, Any] | None, players: list[str]) -> list[str]:
+    """What the last action did (a state's ``told``), sentence by sentence: the action, then
+    every event it announced; an undo says what it took back."""
+    if not story:
+        return []
+    action = story.get("action")
+    if action is not None and action.get("type") == "undo":
+        undone = told(game_id, story.get("undone"), players)
+        return [f"Undo – taken back: {join(undone)}" if undone else "Undo"]
+    by = story.get("by")
+    lines = [say(game_id, action, players, by)] if action is not None else []
+    lines += [tell(game_id, e, players, by) for e in story.get("events", ())]
+    return [line for line in lines if line]
+
+
+def results(game_id: str, outcome: dict[str, Any], players: list[str]) -> list[str] | None:
+    """Each seat's final score in words ("2 cookies", "field 31"), by seat, from the outcome's
+    ranking and the game's ``[result] score`` (None if the game words none)."""
+    words = _words(game_id)
+    if words.result is None:
+        return None
+    said = [""] * len(players)
+    for placing in outcome.get("ranking", ()):
+        seat, score = placing.get("seat"), placing.get("score")
+        if isinstance(seat, int) and 0 <= seat < len(players) and score is not None:
+            values = dict(score) if isinstance(score, dict) else {"score": score}
+            said[seat] = _fill(words.result, values, players[seat], words, sentence=False)
+    return said
+
+
+def join(lines: list[str]) -> str:
+    """Sentences as one line of the log ("A. B."); one sentence stays as it is."""
+    if len(lines) <= 1:
+        return "".join(lines)
+    return " ".join(line if line[-1:] in ".!?…”\"" else line + "." for line in lines)
 
 
 class LogBook:
@@ -88,8 +183,9 @@ class LogBook:
 
     def entries(self, game: dict[str, Any], actions: list[dict[str, Any]]) -> list[Entry]:
         """The log of one game (a store row and its actions), newest first: version, time,
-        words, source, and whether a later undo took it back (``undone``) or it is the
-        undo itself (``undo``)."""
+        words (``text``; ``lines``: its sentences, the action's and its events'), source, and
+        whether a later undo took it back (``undone``) or it is the undo itself (``undo``).
+        What the set-up told (Mix It's first monster parts) is entry 0."""
         # the row's id alone is not enough: another store (a test's, an imported one) has its
         # own game 1; its start time and seed tell the games apart
         key = (game["id"], game["game"], game.get("started"), game["seed"])
@@ -112,28 +208,38 @@ class LogBook:
             state: Any = engine.setup(list(game["players"]), game["seed"], dict(game["options"]))
         except Exception:                  # a log from an older engine: words without actors
             state = None
-        return {"engine": engine, "state": state, "entries": [], "live": [], "read": 0}
+        entries = []
+        lines = told(game["game"], state.get("told"), game["players"]) if state is not None else []
+        if lines:
+            entries.append({"version": 0, "at": game.get("started"), "source": "setup", "type": None,
+                            "text": join(lines), "lines": lines, "undone": False, "undo": False})
+        return {"engine": engine, "state": state, "entries": entries, "live": [], "read": 0}
 
     @staticmethod
     def _add(book: dict[str, Any], game: dict[str, Any], a: dict[str, Any]) -> None:
         engine, state, action = book["engine"], book["state"], a["action"]
-        actor = engine.actor(state, action) if state is not None else None
+        lines: list[str] | None = None
+        if state is not None:
+            try:
+                book["state"] = engine.apply(state, action)[0]
+                lines = told(game["game"], book["state"].get("told"), game["players"])
+            except Exception:              # cannot happen for a logged action; never fail the log
+                book["state"] = None
+        if lines is None:                  # a log from an older engine: the action's words alone
+            lines = [say(game["game"], action, game["players"])]
         entry = {"version": a["version"], "at": a["at"], "source": a["source"], "type": action.get("type"),
-                 "text": say(game["game"], action, game["players"], actor), "undone": False, "undo": False}
+                 "text": join(lines), "lines": lines, "undone": False, "undo": False}
         if action.get("type") == "undo":
             entry["undo"] = True
             if book["live"]:
                 taken = book["live"].pop()
                 taken["undone"] = True
-                entry["text"] = f"Undo – taken back: {taken['text']}"
+                if state is None:
+                    entry["text"] = f"Undo – taken back: {taken['text']}"
+                    entry["lines"] = [entry["text"]]
         elif action.get("type") in engine.undoable:
             book["live"].append(entry)
         book["entries"].append(entry)
-        if state is not None:
-            try:
-                book["state"] = engine.apply(state, action)[0]
-            except Exception:              # cannot happen for a logged action; never fail the log
-                book["state"] = None
 
 
 def past_games(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

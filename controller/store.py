@@ -16,13 +16,17 @@ keyed by the code version that wrote it, and ignored when that differs.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from types import TracebackType
+from typing import Any, Iterator, Literal
 
 from . import __version__
+from .ack import Acked, AckWriter, lost as ack_lost, read as read_ack
+from .clock import Stamp, elapsed
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -35,7 +39,9 @@ CREATE TABLE IF NOT EXISTS games (
     status    TEXT    NOT NULL DEFAULT 'playing',  -- playing | finished | done | replaced | damaged
     finished  REAL,                        -- when it finished or was replaced
     outcome   TEXT,                        -- JSON outcome of a finished game
-    damage    TEXT                         -- why a damaged game could not be resumed
+    damage    TEXT,                        -- why a damaged game could not be resumed
+    boot      TEXT,                        -- the boot it started in, and the monotonic
+    mono      REAL                         -- clock then: its length never trusts the wall
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id   INTEGER NOT NULL REFERENCES games(id),
@@ -61,6 +67,8 @@ CREATE INDEX IF NOT EXISTS games_running ON games(id) WHERE status IN ('playing'
 PAGE_SIZE = 1024
 #: snapshots kept per game (the newest; older ones are deleted as new ones come)
 SNAPSHOTS_KEPT = 2
+#: beside the database: what the store last acknowledged (controller/ack.py)
+ACK_SUFFIX = ".ack"
 
 
 class StoreError(Exception):
@@ -96,12 +104,19 @@ class DamagedRow(ValueError):
 
 
 class Store:
-    """The game log. All methods are safe to call from any thread."""
+    """The game log. All methods are safe to call from any thread.
+
+    ``lost`` is set at start-up when the database holds less than the store had
+    acknowledged (controller/ack.py): ``{"id", "game", "reason"}``, else None.
+    """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
         self.problem: str | None = None         # the last failed write, until one succeeds
+        self.lost: dict[str, Any] | None = None
+        self._ack: AckWriter | None = None
+        self._acked_meta: tuple[int, str, tuple[str, ...]] | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # SQLite takes a zero-length file for a new, empty database. Here it means a
@@ -119,12 +134,71 @@ class Store:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
             self._migrate()
+            if str(path) != ":memory:":
+                self._check_acknowledged(self.path.with_name(self.path.name + ACK_SUFFIX))
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot use the game database ({exc}). "
                              "`potionpi doctor` explains what is wrong") from None
         except OSError as exc:
             raise StoreError(f"{self.path}: cannot open the game database "
                              f"({exc.strerror or exc})") from None
+
+    def _check_acknowledged(self, ack_path: Path) -> None:
+        """Compare the database with what the store last acknowledged (``lost``), then keep
+        acknowledging. A database that holds less keeps its record as it is, so every start
+        (and ``potionpi doctor``) says so until a new game or ``potionpi repair``."""
+        try:
+            acked = read_ack(ack_path)
+        except (OSError, ValueError) as exc:
+            import logging
+            logging.getLogger(__name__).warning("%s is unreadable (%s); what the database holds is "
+                                                "not checked this time", ack_path, exc)
+            acked = None
+        newest = self._db.execute("SELECT MAX(id) FROM games").fetchone()[0]
+        if acked is not None:
+            version = None
+            if newest is not None and newest >= acked.game:
+                row = self._db.execute("SELECT MAX(version) FROM actions WHERE game_id = ?",
+                                       (acked.game,)).fetchone()
+                exists = self._db.execute("SELECT 1 FROM games WHERE id = ?", (acked.game,)).fetchone()
+                version = (row[0] or 0) if exists else 0
+            reason = ack_lost(acked, newest, version)
+            if reason is not None:
+                self.lost = {"id": acked.game, "game": acked.name or None, "reason": reason}
+        self._ack = AckWriter(ack_path)
+        if self.lost is None:
+            self._note_newest()
+
+    def _note_newest(self) -> None:
+        """Acknowledge what the database holds now (a first start, an accepted loss)."""
+        row = self._db.execute("SELECT id, game, players FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        if self._ack is None:
+            return
+        if row is None:
+            self._ack.note(Acked(0, 0))             # nothing played yet: nothing to lose
+            return
+        version = self._db.execute("SELECT MAX(version) FROM actions WHERE game_id = ?",
+                                   (row["id"],)).fetchone()[0] or 0
+        self._acked_meta = (row["id"], row["game"], tuple(json.loads(row["players"])))
+        self._ack.note(Acked(row["id"], version, row["game"], self._acked_meta[2]))
+
+    def _acknowledge(self, game_id: int, version: int) -> None:
+        """After a commit (under the lock): the record says this game is at ``version``."""
+        if self._ack is None:
+            return
+        if self._acked_meta is None or self._acked_meta[0] != game_id:
+            row = self._db.execute("SELECT game, players FROM games WHERE id = ?", (game_id,)).fetchone()
+            self._acked_meta = (game_id, row["game"], tuple(json.loads(row["players"]))) if row else \
+                (game_id, "", ())
+        self._ack.note(Acked(game_id, version, self._acked_meta[1], self._acked_meta[2]))
+
+    def accept_loss(self) -> None:
+        """The owner accepts what the database holds (``potionpi repair``, a restored copy)."""
+        with self._lock:
+            self.lost = None
+            self._note_newest()
+        if self._ack is not None:
+            self._ack.flush()
 
     def _migrate(self) -> None:
         """Changes since the first release (CREATE TABLE IF NOT EXISTS keeps old tables): the
@@ -133,6 +207,9 @@ class Store:
         columns = {row["name"] for row in self._db.execute("PRAGMA table_info(games)")}
         if "damage" not in columns:
             self._db.execute("ALTER TABLE games ADD COLUMN damage TEXT")
+        for name, kind in (("boot", "TEXT"), ("mono", "REAL")):
+            if name not in columns:
+                self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
         row = self._db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
                                ).fetchone()
         if row is None or "WITHOUT ROWID" in row["sql"].upper():
@@ -147,19 +224,36 @@ class Store:
             self._db.execute("ALTER TABLE actions_new RENAME TO actions")
 
     # --- writing --------------------------------------------------------------
+    def _end(self, where: str, params: tuple[Any, ...], now: float) -> None:
+        """Date the end of the games ``where`` picks (in the caller's transaction): ended
+        now, by the wall clock; begun as long before that as they lasted on the monotonic
+        clock (controller/clock.py). A clock set right mid-game dates the whole game right,
+        and none lasts less than nothing."""
+        rows = self._db.execute(f"SELECT id, started, boot, mono FROM games WHERE {where}", params).fetchall()
+        for row in rows:
+            stamp = Stamp(row["boot"], row["mono"]) if row["boot"] is not None and row["mono"] is not None \
+                else None
+            took = elapsed(stamp, row["started"], now)
+            self._db.execute("UPDATE games SET finished = ?, started = ? WHERE id = ?", (now, now - took, row["id"]))
+
     def new_game(self, game: str, players: list[str], seed: int, options: dict[str, Any]) -> int:
         """Start a game; any game still running is closed as replaced (it stays in history)."""
         now = time.time()
+        stamp = Stamp.now()
         with self._lock, self._write():
-            self._db.execute(
-                "UPDATE games SET status = 'replaced', finished = ? WHERE status = 'playing'", (now,))
+            self._end("status = 'playing'", (), now)
+            self._db.execute("UPDATE games SET status = 'replaced' WHERE status = 'playing'")
             # A finished game shown on the table is simply superseded; it keeps its outcome.
             self._db.execute("UPDATE games SET status = 'done' WHERE status = 'finished'")
             cur = self._db.execute(
-                "INSERT INTO games (game, players, options, seed, started) VALUES (?, ?, ?, ?, ?)",
-                (game, json.dumps(players), json.dumps(options), seed, now))
+                "INSERT INTO games (game, players, options, seed, started, boot, mono) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(players), json.dumps(options), seed, now, stamp.boot, stamp.mono))
             assert cur.lastrowid is not None     # an INSERT always has one
-            return cur.lastrowid
+        self.lost = None                         # the players moved on: a new game is the newest
+        with self._lock:
+            self._acked_meta = (cur.lastrowid, game, tuple(players))
+            self._acknowledge(cur.lastrowid, 0)
+        return cur.lastrowid
 
     def append(self, game_id: int, version: int, action: dict[str, Any], source: str,
                outcome: dict[str, Any] | None = None, snapshot: dict[str, Any] | None = None) -> None:
@@ -167,6 +261,7 @@ class Store:
         with ``snapshot``, the whole state after it too (see the module's docstring)."""
         now = time.time()
         state = None if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
+        committed = False
         with self._lock, self._write():
             self._db.execute(
                 "INSERT INTO actions (game_id, version, action, source, at) VALUES (?, ?, ?, ?, ?)",
@@ -179,20 +274,24 @@ class Store:
                     "FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT ?)",
                     (game_id, game_id, SNAPSHOTS_KEPT))
             if outcome is not None:
-                self._db.execute(
-                    "UPDATE games SET status = 'finished', finished = ?, outcome = ? WHERE id = ?",
-                                 (now, json.dumps(outcome), game_id))
+                self._end("id = ?", (game_id,), now)
+                self._db.execute("UPDATE games SET status = 'finished', outcome = ? WHERE id = ?",
+                                 (json.dumps(outcome), game_id))
             else:
                 # an undo took back the action that ended the game: it is played on
                 self._db.execute(
                     "UPDATE games SET status = 'playing', finished = NULL, outcome = NULL "
                     "WHERE id = ? AND status = 'finished'", (game_id,))
+            committed = True
+        if committed:
+            with self._lock:
+                self._acknowledge(game_id, version)
 
     def close_damaged(self, game_id: int, reason: str) -> None:
         """Close a game that can no longer be resumed; it stays in the history with ``reason``."""
         with self._lock, self._write():
-            self._db.execute("UPDATE games SET status = 'damaged', finished = ?, damage = ? "
-                             "WHERE id = ?", (time.time(), reason, game_id))
+            self._end("id = ? AND finished IS NULL", (game_id,), time.time())
+            self._db.execute("UPDATE games SET status = 'damaged', damage = ? WHERE id = ?", (reason, game_id))
 
     def cut(self, game_id: int, from_version: int) -> int:
         """Drop the actions from ``from_version`` on and reopen the game (``potionpi repair``);
@@ -203,10 +302,16 @@ class Store:
             # a snapshot of a state the cut took away would resume the game past the cut
             self._db.execute("DELETE FROM snapshots WHERE game_id = ? AND version >= ?",
                              (game_id, from_version))
-            self._db.execute("UPDATE games SET status = 'replaced', finished = ? "
-                             "WHERE status IN ('playing', 'finished') AND id != ?", (time.time(), game_id))
+            self._end("status = 'playing' AND id != ?", (game_id,), time.time())
+            self._db.execute("UPDATE games SET status = 'replaced' "
+                             "WHERE status IN ('playing', 'finished') AND id != ?", (game_id,))
             self._db.execute("UPDATE games SET status = 'playing', finished = NULL, outcome = NULL, "
                              "damage = NULL WHERE id = ?", (game_id,))
+        with self._lock:                         # the record follows the cut at once
+            self.lost = None
+            self._note_newest()
+        if self._ack is not None:
+            self._ack.flush()
         return dropped
 
     def backup(self, dest: Path) -> None:
@@ -326,13 +431,16 @@ class Store:
         return [self._game(r) for r in rows]
 
     def close(self) -> None:
+        if self._ack is not None:
+            self._ack.close()                    # what was acknowledged is on disk first
+            self._ack = None
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None  # type: ignore[assignment]
 
     # --- internals ------------------------------------------------------------
-    def _write(self):
+    def _write(self) -> "_Transaction":
         return _Transaction(self)
 
     @staticmethod
@@ -342,6 +450,43 @@ class Store:
                 "status": row["status"], "started": row["started"], "finished": row["finished"],
                 "outcome": json.loads(row["outcome"]) if row["outcome"] else None,
                 "damage": row["damage"]}
+
+
+def backup_file(source: Path, dest: Path) -> dict[str, int]:
+    """``potionpi backup``: a consistent copy of the database at ``source``, its WAL
+    included, with SQLite's online backup API (safe while the daemon writes: the copy is
+    one moment of the log). ``dest`` is one self-contained file (no -wal beside it),
+    checked and fsynced. Returns what it holds: {"games", "actions"}."""
+    if not source.exists():
+        raise StoreError(f"no games yet: {source} does not exist")
+    if dest.exists():
+        raise StoreError(f"{dest} already exists; name another file (or remove it first)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    src = sqlite3.connect(source)
+    try:
+        target = sqlite3.connect(dest)
+        try:
+            src.backup(target)
+            target.execute("PRAGMA journal_mode=DELETE")     # one file, whole
+            check = target.execute("PRAGMA integrity_check").fetchone()[0]
+            games = target.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            actions = target.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+        finally:
+            target.close()
+    except sqlite3.Error as exc:
+        dest.unlink(missing_ok=True)
+        raise StoreError(f"{source}: the backup failed ({exc}); `potionpi doctor` explains what is wrong") from None
+    finally:
+        src.close()
+    if check != "ok":
+        dest.unlink(missing_ok=True)
+        raise StoreError(f"{source}: the copy fails SQLite's check ({check}); `potionpi doctor` explains")
+    fd = os.open(dest, os.O_RDONLY)
+    try:
+        os.fsync(fd)                                  # on the card before we say it is done
+    finally:
+        os.close(fd)
+    return {"games": games, "actions": actions}
 
 
 class _Transaction:
@@ -355,14 +500,15 @@ class _Transaction:
         self.store = store
         self.db = store._db
 
-    def __enter__(self):
+    def __enter__(self) -> sqlite3.Connection:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except (sqlite3.Error, OSError) as exc:
             raise self._failed(exc) from None
         return self.db
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         if exc_type:
             try:
                 self.db.execute("ROLLBACK")

@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-from . import games
+from . import games, records
 from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .games.fields import whole
@@ -115,15 +115,22 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
     stream sends (docs/api.md; the secret-leak tests build theirs with it too)."""
     outcome = engine.outcome(state)
     can_undo = engine.can_undo(state)
+    over = None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))
+    if over is not None:
+        said = records.results(game, dict(over), players)
+        if said is not None:
+            over["results"] = said        # each seat's score in words: the phones' end screen
     return {"id": game_id, "game": game, "version": version, "players": players,
             "state": engine.view(state),
             # once the game is over the engine lists at most the undo of its last action
             "legal_actions": engine.legal_actions(state),
             "legal_actions_complete": engine.legal_actions_complete,
             "prompt": engine.prompt(state),
+            # what the last action did, sentence by sentence: the game log's words
+            "told": records.told(game, state.get("told"), players),
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
-            "outcome": None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))}
+            "outcome": over}
 
 
 def build_seat_session(engine: games.Game, state: State, public: Session, seat: int) -> SeatSession:
@@ -180,6 +187,10 @@ class Table:
         players can start a new one, ``potionpi doctor`` explains, ``potionpi repair`` acts.
         """
         with self._lock:
+            lost = self.store.lost
+            if lost is not None:
+                self._lost(lost)
+                return None
             game_row_id = self.store.running_game_id()
             if game_row_id is None:
                 return None
@@ -207,6 +218,19 @@ class Table:
             self._snapshot_version = snapshot[0] if snapshot is not None else 0
             log.info("resumed %s game %d at version %d", row["game"], row["id"], version)
             return self._session
+
+    def _lost(self, lost: dict[str, Any]) -> None:
+        """The database holds less than the store acknowledged (its -wal file was lost):
+        resume nothing (what is left may be a game the lost part had replaced), keep the
+        lost game in the history as damaged if its row survived, and say so everywhere."""
+        game = self.store.game(lost["id"]) if lost["id"] is not None else None
+        if game is not None and game["status"] != "damaged":
+            self.store.close_damaged(lost["id"], lost["reason"])
+        self.damaged = {"id": lost["id"], "game": lost["game"], "reason": lost["reason"],
+                        "message": f"the game database holds less than the table had saved: {lost['reason']}. "
+                                   "Restore a copy made with `potionpi backup`, or start a new game; "
+                                   "`potionpi doctor` on the Pi explains more"}
+        log.error("%s", self.damaged["message"])
 
     def start(self, game_id: str, players: list[str], seed: int | None = None,
               options: dict[str, Any] | None = None) -> Session:

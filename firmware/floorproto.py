@@ -13,7 +13,8 @@ seq, type and payload, sent high byte first.
 """
 import struct
 
-PROTOCOL_VERSION = 2    # 2: fault 4 jam; the firmware arms a watchdog and never homes unasked
+PROTOCOL_VERSION = 3    # 3: CONFIG carries the jam tolerance and the mark's confirm steps
+                        # 2: fault 4 jam; the firmware arms a watchdog and never homes unasked
 
 MAX_PAYLOAD = 40                       # bytes; every message fits with room to spare
 MAX_BODY = MAX_PAYLOAD + 4             # seq + type + payload + crc
@@ -22,10 +23,12 @@ MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1
 # --- message types: host -> Pico (commands) ---------------------------------
 HELLO = 0x01      # session u16                       -> HELLO_REPLY (never sequenced)
 PING = 0x02       # (nothing)                         -> STATUS; the heartbeat
-CONFIG = 0x03     # steps_per_rev, top_speed, acceleration, home_speed, max_move u32; flags u8
+CONFIG = 0x03     # steps_per_rev, top_speed, acceleration, home_speed, max_move u32; flags u8;
+                  # jam tolerance, mark confirm u16 (steps; 0: the firmware's defaults)
 MOVE_TO = 0x04    # target i32, absolute steps from home -> STATUS or ERROR
 HOME = 0x05       # (nothing)                         -> STATUS
 STOP = 0x06       # (nothing)                         -> STATUS
+MARKS = 0x07      # (nothing)                         -> MARKS_REPLY: the last move's sightings
 REPL = 0x0E       # leave the firmware for the REPL so mpremote can flash
 
 # --- message types: Pico -> host ---------------------------------------------
@@ -33,9 +36,12 @@ HELLO_REPLY = 0x81  # protocol u8, session u16, boot_id u16, firmware version (A
 STATUS = 0x82       # state u8, fault u8, homed u8, position i32, target i32
 ERROR = 0x83        # code u8, then a STATUS payload
 EVENT = 0x84        # STATUS payload, seq 0, sent unasked when state/fault/homed change
+MARKS_REPLY = 0x85  # count u8, then (rise i32, fall i32) per run the home sensor read active
 
 COMMAND_NAMES = {HELLO: "hello", PING: "ping", CONFIG: "config", MOVE_TO: "move_to",
-                 HOME: "home", STOP: "stop", REPL: "repl"}
+                 HOME: "home", STOP: "stop", MARKS: "marks", REPL: "repl"}
+MAX_RUNS = 4               # sightings a move keeps for MARKS (calibration turns one turn a move)
+NO_EDGE = 0x7FFFFFFF       # a run whose sensor was still active when the move ended
 
 # --- floor states, faults and refusals ---------------------------------------
 IDLE, MOVING, HOMING, FAULTED = 0, 1, 2, 3
@@ -224,19 +230,35 @@ def pack_hello_reply(protocol, session, boot_id, firmware):
 
 
 def unpack_hello_reply(payload):
+    """The reply's fields, or None when ``payload`` is too short to be one. Never raises
+    (the host decodes whatever passed the CRC while it says hello): a firmware version
+    that is not ASCII is shown escaped."""
+    if len(payload) < 5:
+        return None
     protocol, session, boot_id = struct.unpack(">BHH", payload[:5])
+    firmware = "".join(chr(b) if 32 <= b < 127 else "\\x%02x" % b for b in payload[5:29])
     return {"protocol": protocol, "session": session, "boot_id": boot_id,
-            "firmware": bytes(payload[5:]).decode()}
+            "firmware": firmware}
 
 
-def pack_config(steps_per_rev, top_speed, acceleration, home_speed, max_move, flags):
-    return struct.pack(">IIIIIB", steps_per_rev, top_speed, acceleration, home_speed, max_move, flags)
+CONFIG_FORMAT = ">IIIIIBHH"
+CONFIG_SIZE = 25
+
+
+def pack_config(steps_per_rev, top_speed, acceleration, home_speed, max_move, flags,
+                tolerance=0, confirm=0):
+    """``tolerance``: how far (steps) from its place the home mark may be seen before a
+    move is a jam; ``confirm``: steps the sensor must stay active for a sighting to
+    count (a shorter one is a glitch). 0 leaves either to the firmware's default."""
+    return struct.pack(CONFIG_FORMAT, steps_per_rev, top_speed, acceleration, home_speed,
+                       max_move, flags, tolerance, confirm)
 
 
 def unpack_config(payload):
-    v = struct.unpack(">IIIIIB", payload)
+    v = struct.unpack(CONFIG_FORMAT, payload)
     return {"steps_per_rev": v[0], "top_speed": v[1], "acceleration": v[2],
-            "home_speed": v[3], "max_move": v[4], "flags": v[5]}
+            "home_speed": v[3], "max_move": v[4], "flags": v[5], "tolerance": v[6],
+            "confirm": v[7]}
 
 
 def pack_move_to(target):
@@ -255,6 +277,32 @@ def unpack_status(payload):
     state, fault, homed, position, target = struct.unpack(">BBBii", payload[:11])
     return {"state": state, "fault": fault, "homed": bool(homed),
             "position": position, "target": target}
+
+
+def status_ok(payload):
+    """True when ``payload`` (STATUS, EVENT, or ERROR's status part) holds a status the
+    firmware can send: a frame that passed the CRC by chance can hold anything."""
+    return (len(payload) >= 11 and payload[0] < len(STATE_NAMES)
+            and payload[1] < len(FAULT_NAMES) and payload[2] < 2)
+
+
+def pack_marks(runs, count):
+    """MARKS_REPLY's payload from ``runs`` (rise, fall, rise, fall, ...) and their count."""
+    out = struct.pack(">B", count)
+    for i in range(count):
+        out += struct.pack(">ii", runs[2 * i], runs[2 * i + 1])
+    return out
+
+
+def unpack_marks(payload):
+    """[(rise, fall or None), ...]: the steps (from home) at which the sensor turned active
+    and let go again, in the order the move met them."""
+    count = payload[0] if payload else 0
+    runs = []
+    for i in range(min(count, (len(payload) - 1) // 8)):
+        rise, fall = struct.unpack(">ii", payload[1 + 8 * i:9 + 8 * i])
+        runs.append((rise, None if fall == NO_EDGE else fall))
+    return runs
 
 
 def pack_error(code, status_payload):

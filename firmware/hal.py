@@ -4,8 +4,8 @@ the watchdog.
 Step pulses come from a PIO state machine, not from Python: the CPU only keeps
 its 8-word TX FIFO topped up with delay counts, so pulse spacing stays steady
 while the main loop reads USB or runs the protocol. The home sensor raises a hard
-interrupt on its active edge: it remembers the sighting for the jam watch and, while
-homing, stops the state machine on that very step.
+interrupt on both edges: it notes each edge with the pulse it came at, for the jam
+watch, and while homing stops the state machine on the active edge's very step.
 
 Nothing the main loop calls here allocates: buffers are made once, polls use
 ``ipoll`` (no result list) and USB bytes go through one-byte buffers.
@@ -14,6 +14,7 @@ import os
 import select
 import sys
 import time
+from array import array
 
 import machine
 import rp2
@@ -52,6 +53,8 @@ class PioStepper:
     """The stepper port of floor.Floor on real hardware."""
 
     FIFO_DEPTH = 8
+    EDGES = 32               # home-sensor edges kept between two loop passes (a ring)
+    PULL_NOBLOCK = 0x8080    # the PIO instruction `pull(noblock)`, encoded
 
     def __init__(self):
         self.step = Pin(S.STEP_PIN, Pin.OUT, value=0)
@@ -60,28 +63,48 @@ class PioStepper:
         self.home = Pin(S.HOME_PIN, Pin.IN, Pin.PULL_UP)
         self.stall = None if S.STALL_PIN is None else Pin(S.STALL_PIN, Pin.IN, Pin.PULL_DOWN)
         self.sm = rp2.StateMachine(S.STEP_SM)
-        # FSTAT of the state machine's PIO block (PIO0 for SM 0-3, PIO1 for 4-7)
-        self._fstat = (0x50200004 if S.STEP_SM < 4 else 0x50300004)
+        # FSTAT and SMx_ADDR of the state machine's PIO block (PIO0 for SM 0-3, PIO1 for 4-7)
+        base = 0x50200000 if S.STEP_SM < 4 else 0x50300000
+        self._fstat = base + 0x004
         self._txfull = 1 << (16 + S.STEP_SM % 4)
-        self._seen = False       # the mark's edge came since mark_seen() last asked
+        self._addr = base + 0x0D4 + 0x18 * (S.STEP_SM % 4)
+        self._pull_at = 0        # the program's first instruction, pull(block): idle there
+        self._active_level = 0 if S.HOME_ACTIVE_LOW else 1
+        # edges, each as pulses * 2 + active, in a ring the interrupt writes and the loop
+        # reads: head moves only in the interrupt, tail only in the loop, so neither
+        # ever loses the other's update
+        self._edges = array("i", [0] * self.EDGES)
+        self._head = 0
+        self._tail = 0
+        self.edges_lost = 0      # the ring was full (a storm of glitches)
+        self._queued = 0         # pulses queued since count_from_zero()
         self._armed = False      # stop the pulses on the mark's edge (homing)
         self._stopped = False    # ... and they were
         self._start()
         # made once: a bound method for the handler (the interrupt must not allocate)
-        self.home.irq(self._on_mark, Pin.IRQ_FALLING if S.HOME_ACTIVE_LOW else Pin.IRQ_RISING,
-                      hard=True)
+        self.home.irq(self._on_edge, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
 
-    def _on_mark(self, pin):
-        # Hard interrupt, on the step that brought the mark: no allocation allowed here.
-        self._seen = True
-        if self._armed:
+    def _on_edge(self, pin):
+        # Hard interrupt, on the step that moved the mark: no allocation allowed here.
+        active = 1 if pin.value() == self._active_level else 0
+        if active and self._armed:
             self.sm.active(0)
             self._armed = False
             self._stopped = True
+        head = self._head
+        nxt = head + 1
+        if nxt == self.EDGES:
+            nxt = 0
+        if nxt == self._tail:
+            self.edges_lost += 1
+            return
+        self._edges[head] = (self._queued - self.sm.tx_fifo()) * 2 + active
+        self._head = nxt
 
     def _start(self):
         # init() also empties the FIFOs, which is how abort() throws steps away.
         self.sm.init(step_program, freq=S.STEP_SM_FREQ, set_base=self.step)
+        self._pull_at = machine.mem32[self._addr]
         self.sm.active(1)
 
     def room(self):
@@ -92,23 +115,48 @@ class PioStepper:
         return self.FIFO_DEPTH - self.sm.tx_fifo()
 
     def queue(self, interval_us):
+        # the word and its count together: an edge in between would be placed a step off
+        state = machine.disable_irq()
         self.sm.put(motion.pio_delay(interval_us, S.STEP_PULSE_US))
+        self._queued += 1
+        machine.enable_irq(state)
 
     def in_flight(self):
         # A word leaves the FIFO when its pulse starts, so the FIFO holds exactly
         # the steps that have not been made yet.
         return self.sm.tx_fifo()
 
-    PULL_NOBLOCK = 0x8080    # the PIO instruction `pull(noblock)`, encoded
+    def busy(self):
+        # Empty FIFO and the machine back at its pull: the last step's whole interval
+        # has run. (Right after the last word leaves the FIFO its pulse has not risen
+        # yet; turning DIR or EN then would lose that step.)
+        return self.sm.tx_fifo() > 0 or machine.mem32[self._addr] != self._pull_at
+
+    def count_from_zero(self):
+        state = machine.disable_irq()
+        self._queued = self.sm.tx_fifo()
+        machine.enable_irq(state)
+
+    def next_edge(self):
+        tail = self._tail
+        if tail == self._head:
+            return -1
+        edge = self._edges[tail]
+        tail += 1
+        self._tail = 0 if tail == self.EDGES else tail
+        return edge
 
     def abort(self):
         sm = self.sm
+        state = machine.disable_irq()
         sm.active(0)
         dropped = sm.tx_fifo()
         # Throw the queued words away by pulling them into the stopped machine: init()
         # empties the FIFOs on a real RP2040 (by toggling FJOIN), rp2040js does not.
         for _ in range(dropped):
             sm.exec(self.PULL_NOBLOCK)
+        self._queued -= dropped
+        machine.enable_irq(state)
         self.step.value(0)
         self._start()
         self._stopped = False
@@ -121,15 +169,10 @@ class PioStepper:
         self.en.value((0 if on else 1) if S.ENABLE_ACTIVE_LOW else (1 if on else 0))
 
     def home_active(self):
-        return _active(self.home, S.HOME_ACTIVE_LOW)
+        return self.home.value() == self._active_level
 
     def stall_active(self):
         return self.stall is not None and _active(self.stall, not S.STALL_ACTIVE_HIGH)
-
-    def mark_seen(self):
-        seen = self._seen or self.home_active()
-        self._seen = False
-        return seen
 
     def stop_at_mark(self, on):
         self._stopped = False

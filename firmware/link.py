@@ -7,7 +7,8 @@ dropped, and the host sends both again in order.
 """
 import floorproto as P
 
-PAYLOAD_SIZES = {P.PING: 0, P.CONFIG: 21, P.MOVE_TO: 4, P.HOME: 0, P.STOP: 0, P.REPL: 0}
+PAYLOAD_SIZES = {P.PING: 0, P.CONFIG: P.CONFIG_SIZE, P.MOVE_TO: 4, P.HOME: 0, P.STOP: 0,
+                 P.MARKS: 0, P.REPL: 0}
 
 
 class Link:
@@ -97,6 +98,8 @@ class Link:
             code = floor.home()
         elif mtype == P.STOP:
             code = floor.stop()
+        elif mtype == P.MARKS:
+            return P.encode_frame(seq, P.MARKS_REPLY, floor.marks_payload())
         else:  # P.REPL: halt the motor, then main.py leaves its loop for the REPL
             code = floor.stop()
             self.want_repl = True

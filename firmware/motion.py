@@ -32,6 +32,17 @@ def ramp_table(top_speed, acceleration, min_speed=MIN_SPEED):
     return table
 
 
+def ramp_sums(table):
+    """Running sums of ``table``: entry k is the time (us) of the ramp's first k steps."""
+    sums = array("I", range(len(table) + 1))
+    total = 0
+    for k in range(len(table)):
+        sums[k] = total
+        total += table[k]
+    sums[len(table)] = total
+    return sums
+
+
 class Ramp:
     def __init__(self, steps, top_speed, acceleration, min_speed=MIN_SPEED, table=None):
         self.steps = int(steps)
@@ -57,8 +68,28 @@ class Ramp:
         down = table[j if j < last else last]           # braking towards the end
         return up if up > down else down
 
+    def reset(self, steps):
+        """The same ramp for a new leg of ``steps`` steps (the firmware reuses one Ramp, so
+        a leg that starts inside the loop allocates nothing)."""
+        self.steps = steps
+        self.done = 0
+
     def remaining(self):
         return self.steps - self.done
+
+    def duration_us(self, sums):
+        """Planned duration in whole microseconds, exactly the sum of the intervals
+        ``next_interval_us`` hands out, from ``sums = ramp_sums(table)``. Small ints
+        only (no float, so no allocation on the Pico)."""
+        n = self.steps
+        last = self.last
+        half = n // 2
+        if half <= last:
+            total = 2 * sums[half]
+            if n % 2:
+                total += self.table[half]
+            return total
+        return 2 * sums[last] + (n - 2 * last) * self.table[last]
 
     def duration_s(self):
         """Planned duration in seconds, closed form, for the over-long-move watchdog.

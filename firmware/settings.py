@@ -4,7 +4,7 @@ GP numbers are the RP2040's GPIO numbers (the "GPx" labels on a Pi Pico), not th
 physical header pins. docs/firmware.md shows the wiring to the stepper driver.
 """
 
-FIRMWARE_VERSION = "2.0.0"
+FIRMWARE_VERSION = "3.0.0"
 
 # Stepper driver in step/dir mode (A4988, DRV8825 or TMC2209).
 STEP_PIN = 2            # GP2  -> driver STEP

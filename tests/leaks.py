@@ -1,8 +1,12 @@
-"""Shared by the secret-leak tests: no seat's secret may show where it does not belong."""
+"""Shared by the secret-leak tests: no seat's secret may show where it does not belong,
+nor in what the table is told (the game log, the "what just happened" line, read aloud)."""
 from __future__ import annotations
 
 import json
 from typing import Any, Iterable
+
+from controller.games import Game
+from controller.table import build_session
 
 
 def dump(value: Any) -> str:
@@ -24,3 +28,24 @@ def assert_seat_keeps_its_secrets(public: Any, other_seats: Iterable[Any], secre
     assert_no_secrets(public, secrets)
     for other in other_seats:
         assert_no_secrets(other, secrets, what=f"seat {other.get('seat')}'s session")
+
+
+def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
+    """The public session exactly as Table builds it for GET /api/v1/session and the stream
+    (``told`` included: the words the game log and the tablet's line say)."""
+    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
+
+
+def assert_told_no_secret(game: Game, first: tuple[dict[str, Any], dict[str, Any]],
+                          second: tuple[dict[str, Any], dict[str, Any]]) -> bool:
+    """``first`` and ``second`` are (state, action) pairs that differ only in what is hidden
+    (a twin game with the hands dealt otherwise, or an action choosing another secret card).
+    If the public sessions after them differ in nothing but what the table was told, the
+    words told a secret: fail. True when they are the same; False when the rules revealed
+    something (the public table itself differs), so the words may too."""
+    after = [public_session(game, game.apply(state, action)[0]) for state, action in (first, second)]
+    told = [a.pop("told") for a in after]
+    if dump(after[0]) != dump(after[1]):
+        return False
+    assert told[0] == told[1], f"the table is told a secret: {told[0]} / {told[1]}"
+    return True

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from controller.calibrate import calibrate, save
-from controller.config import Config, ConfigError, UsageError
+from controller.cli import UsageError
+from controller.config import Config, ConfigError
 
 
 def test_save_keeps_comments_and_loads_again(tmp_path):

@@ -57,3 +57,34 @@ def test_environment_pin_wins(tmp_path, capsys, monkeypatch):
 def test_history_without_games_says_so(tmp_path, capsys):
     assert main(["history", "--data-dir", str(tmp_path)]) == 1
     assert "no games yet" in capsys.readouterr().err
+
+
+STOP_FROM_ANOTHER_THREAD = """
+import signal, sys, threading, time
+from pathlib import Path
+from controller.cli import {stop}
+stop = {stop}()
+main = Path(f"/proc/self/task/{{threading.main_thread().native_id}}/stat")
+
+def asleep():
+    return main.read_text().rsplit(")", 1)[1].split()[0] == "S"
+
+def serve():                  # a server thread the kernel picked for SIGTERM, once main waits
+    quiet = 0
+    while quiet < 5:
+        quiet = quiet + 1 if asleep() else 0
+        time.sleep(0.02)
+    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+threading.Thread(target=serve, daemon=True).start()
+stop.wait()
+print("stopped")
+"""
+
+
+def test_sigterm_taken_by_a_server_thread_still_stops_the_daemon():
+    """`potionpi run` waits in its main thread; a SIGTERM the kernel hands to another thread
+    must wake it (a plain Event.wait slept through it and systemd had to kill the table)."""
+    result = subprocess.run([sys.executable, "-c", STOP_FROM_ANOTHER_THREAD.format(stop="StopSignal")],
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout.strip()) == (0, "stopped"), result.stderr

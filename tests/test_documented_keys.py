@@ -3,7 +3,8 @@
 Keys are read from the docs the way a maker reads them: TOML blocks (``[section]`` then
 ``key = value``), inline ``[section] key = value``, dotted ``section.key`` (pin tables),
 and a bare ``key = value`` in backticks with a TOML value (the section is then any section;
-Python's ``True``/``False`` mark code, not config).
+Python's ``True``/``False`` mark code, not config). An ``ini`` block is the SD card's
+potionpi-setup.txt, not the config: its keys are the first boot's (tests/service/test_firstboot.py).
 """
 from __future__ import annotations
 
@@ -24,17 +25,18 @@ DOTTED = re.compile(r"`([a-z_]+)\.([a-z_][a-z0-9_]*)(?:\s*=[^`]*)?`")
 BARE = re.compile(r'`([a-z_][a-z0-9_]*) = (?:true|false|-?\d[\d.]*|"[^"`]*")`')
 FILE_ENDINGS = {"py", "js", "css", "html", "toml", "md", "json", "mpy", "uf2", "txt", "crt", "key",
                 "mobileconfig", "webmanifest"}
-# [cauldron.colours] is a table of learned colours written by `potionpi calibrate colours`
-EXTRA = {("cauldron", "colours")}
 
 
 def documented_keys(text: str) -> set[tuple[str | None, str]]:
     """(section, key) pairs a doc names; section None when it names only the key."""
     found: set[tuple[str | None, str]] = set()
-    in_code, section = False, None
+    in_code, setup_file, section = False, False, None
     for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_code, section = not in_code, None
+            setup_file = in_code and line.strip() == "```ini"
+            continue
+        if setup_file:
             continue
         if in_code:
             if m := SECTION_LINE.match(line):
@@ -56,7 +58,7 @@ def missing(found: set[tuple[str | None, str]]) -> list[str]:
         if section is None:
             if not any(key in keys for keys in SCHEMA.values()):
                 out.append(f"{key} (in no section)")
-        elif section in SCHEMA and key not in SCHEMA[section] and (section, key) not in EXTRA:
+        elif section in SCHEMA and key not in SCHEMA[section]:
             out.append(f"[{section}] {key}")
         elif section not in SCHEMA:
             out.append(f"[{section}] (no such section) {key}")

@@ -1,11 +1,14 @@
 """`potionpi run` imports only what runs (a Pi Zero 2 W's memory and start-up are mostly
 imports): an idle daemon has loaded no engine of a game nobody plays, no flashing or
-self-check tools, no export; deciding the pin factory loads no mock pins."""
+self-check tools, no export, no HTTPS without a certificate, no QR library once the
+console's QR code was drawn for its address; deciding the pin factory loads no mock pins."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+
+from controller.service import discovery
 
 IDLE_DAEMON = """
 import json, sys, tempfile, urllib.request
@@ -26,7 +29,8 @@ NOT_AT_IDLE = ["controller.service.check", "controller.service.bundle", "control
                "controller.devices.pico_link", "controller.devices.sim_pico", "controller.doctor",
                "controller.games.zaubercocktail.engine", "controller.games.zaubercocktail.laydown",
                "controller.games.mirakel_mix.engine", "controller.games.zauberwald.engine",
-               "controller.games.elixir.engine", "controller.games.mix_it.engine", "serial"]
+               "controller.games.elixir.engine", "controller.games.mix_it.engine", "serial",
+               "segno", "web_ui.tls", "plistlib"]
 
 
 def modules_of(code: str) -> set[str]:
@@ -45,3 +49,36 @@ def test_choosing_the_pin_factory_loads_no_mock_pins():
                         "print(json.dumps(sorted(sys.modules)))")
     assert "controller.devices.pins" in loaded
     assert not [m for m in loaded if m.startswith("gpiozero")]
+
+
+QR_WITHOUT_SEGNO = """
+import sys
+from pathlib import Path
+sys.modules["segno"] = None                         # importing it would fail
+from controller.service import discovery
+print(discovery.terminal_qr(sys.argv[1], keep=Path(sys.argv[2])), end="")
+"""
+
+
+def test_the_console_qr_code_is_drawn_once_per_address_and_then_needs_no_qr_library(tmp_path):
+    keep = tmp_path / discovery.QR_FILE
+    url = "http://192.168.1.20:8080/"
+    drawn = discovery.terminal_qr(url, keep=keep)
+    assert drawn == discovery.terminal_qr(url) and "\u2588" in drawn      # the same blocks as drawn afresh
+    again = subprocess.run([sys.executable, "-c", QR_WITHOUT_SEGNO, url, str(keep)],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and again.stdout == drawn
+    moved = subprocess.run([sys.executable, "-c", QR_WITHOUT_SEGNO, "http://192.168.1.21:8080/", str(keep)],
+                           capture_output=True, text=True, timeout=120)
+    assert moved.returncode != 0 and "segno" in moved.stderr             # a new address is drawn again
+    new = discovery.terminal_qr("http://192.168.1.21:8080/", keep=keep)
+    assert new != drawn and new == discovery.terminal_qr("http://192.168.1.21:8080/")
+
+
+def test_a_console_qr_file_that_cannot_be_kept_still_gives_the_drawing(tmp_path):
+    keep = tmp_path / "missing-folder" / discovery.QR_FILE
+    assert discovery.terminal_qr("http://10.0.0.5/", keep=keep) == discovery.terminal_qr("http://10.0.0.5/")
+    assert not keep.exists()
+    garbled = tmp_path / discovery.QR_FILE
+    garbled.write_bytes(b"\xff\xfe not text")
+    assert discovery.terminal_qr("http://10.0.0.5/", keep=garbled) == discovery.terminal_qr("http://10.0.0.5/")

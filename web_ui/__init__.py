@@ -20,8 +20,12 @@ from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
 
 from controller import games
+from controller.config import SCHEMA
 
-from .auth import PinBudget, PinGate, TabletKeys
+from .auth import PinBudget, PinGate, TableCookies, TabletKeys
+from .hosts import TableNames
+from .routing import LazyRule
+from .seat_claims import SeatClaims
 
 if TYPE_CHECKING:
     from controller.devices.hub import DeviceHub
@@ -31,15 +35,21 @@ TRUSTED_ADDRESSES = 32          # how many unlocked devices the server remembers
 TRUSTED_SECONDS = 24 * 3600     # ... and for how long after their last unlocked request
 
 DEFAULT_SETTINGS: dict[str, Any] = {
-    # Keep-alive comment on idle streams; must stay well under any proxy/client timeout (15 s).
-    "keepalive_seconds": 10.0,
-    # Worker threads of the production server for taps and pages; every open stream
-    # gets a thread of its own on top of these (web_ui/server.py).
-    "threads": 32,
+    # The [web] keys the app reads (keep-alive of idle streams, worker threads): the
+    # daemon passes the config's; an app built without them gets the same defaults.
+    **{key: SCHEMA["web"][key].default for key in ("keepalive_seconds", "threads")},
     # Live streams (tablets, phones, scoreboards) beyond these are refused with 503: in
     # all, and from one client address (so one device cannot take every slot).
     "max_streams": 64,
     "max_streams_per_client": 4,
+    # ... of which these are kept for the table's own devices (the Pi itself, unlocked
+    # tablets, phones holding a seat): strangers' streams stop short of them
+    "streams_reserved": 16,
+    # expensive downloads (history CSV, statistics, BG Stats, export, log) running at once
+    # for all devices that are not the table's own, and the share of the time they may
+    # take together; each address has one at a time (web_ui/admission.py)
+    "downloads_at_once": 1,
+    "downloads_share": 0.25,
     # Wrong PIN attempts per client address before 429, and the window they count in.
     "pin_attempts": 5,
     "pin_window_seconds": 60.0,
@@ -50,6 +60,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "pin_budget_file": None,
     # the unlocked tablets' keys (hashed), so Lock revokes a cookie; None: memory only
     "tablets_file": None,
+    # which phone holds which seat (device keys, hashed), kept across restarts; None: memory
+    "seats_file": None,
+    # names the table answers to besides its hostname, <hostname>.local, its addresses and
+    # localhost (a list, or one string of names separated by spaces); any other Host: 421
+    "names": (),
     # How long a tablet stays unlocked after entering the PIN once.
     "session_days": 90,
     # Milliseconds an EventSource waits before reconnecting (sent as "retry:").
@@ -71,7 +86,7 @@ class RequestJSON(DefaultJSONProvider):
     UTF-8 cannot store) as a 500; a ValueError here is a 400 with a sentence.
     """
 
-    def loads(self, s, **kwargs):
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         try:
             value = super().loads(s, **kwargs)
         except RecursionError:
@@ -105,17 +120,20 @@ class TableContext:
     gate: PinGate
     settings: dict[str, Any]
     tablets: TabletKeys = field(default_factory=TabletKeys)
+    claims: SeatClaims = field(default_factory=SeatClaims)
+    names: TableNames = field(default_factory=TableNames)
     shutdown: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)   # per-app caches (stream messages)
     # client address -> {subscription: its gone() check}
     _streams: dict[str, dict[Any, Callable[[], bool]]] = field(default_factory=dict)
     _streams_lock: threading.Lock = field(default_factory=threading.Lock)
+    _own_streams: set[Any] = field(default_factory=set)     # of the table's own devices
     # addresses that unlocked the table lately (cookie or PIN) -> when; the server keeps
     # its connection reserve for them (server.py)
     _unlocked_at: dict[str, float] = field(default_factory=dict)
 
     def remember_unlocked(self, address: str) -> None:
-        now = time.time()
+        now = time.monotonic()            # a wall clock set back must not keep or drop it
         self._unlocked_at[address] = now
         if len(self._unlocked_at) > TRUSTED_ADDRESSES:       # bounded: forget the oldest
             for old in sorted(self._unlocked_at, key=self._unlocked_at.__getitem__)[:-TRUSTED_ADDRESSES]:
@@ -124,31 +142,49 @@ class TableContext:
     def trusted(self, address: str) -> bool:
         """True if ``address`` unlocked the table within the last day (the PIN'd tablet)."""
         when = self._unlocked_at.get(address)
-        return when is not None and time.time() - when < TRUSTED_SECONDS
+        return when is not None and time.monotonic() - when < TRUSTED_SECONDS
     #: told the number of open streams whenever it changes (the server sizes its pool)
     on_streams: Callable[[int], None] | None = None
+    #: (host, port) the server listens on, once one serves the app (links use it)
+    listening: tuple[str, int] | None = None
+
+    def change_pin(self, pin: str) -> dict[str, int]:
+        """A new table PIN, at once: every tablet is locked and every seat link revoked, as
+        docs/api.md and docs/seats.md promise; every screen is told. Returns how many."""
+        if pin == self.gate.pin:
+            return {"tablets": 0, "seats": 0}
+        self.gate.change(pin)
+        tablets = self.tablets.revoke_all()
+        seats = self.claims.clear()
+        self.table.notice({"kind": "pin", "message": "the table PIN was changed: every tablet enters "
+                                                     "the new PIN, every phone scans its seat's new code"})
+        return {"tablets": tablets, "seats": seats}
 
     @property
     def simulated(self) -> bool:
         return bool(getattr(self.devices, "simulated", False))
 
-    def open_stream(self, client: str, subscription: Any, gone: Callable[[], bool]) -> str | None:
+    def open_stream(self, client: str, subscription: Any, gone: Callable[[], bool],
+                    own: bool = False) -> str | None:
         """Count a new live stream from ``client``; the reason in a sentence if refused.
         ``gone()`` says when its socket closed: a reloading tablet's old streams are
-        ended here, not left holding its slots until their next keep-alive."""
+        ended here, not left holding its slots until their next keep-alive. ``own``: the
+        table's own device, which the slots kept in reserve are for (web_ui/admission.py)."""
+        from .admission import stream_refusal
         with self._streams_lock:
             for mine in self._streams.values():
                 for old, old_gone in list(mine.items()):
                     if old_gone():
                         old.close()          # its thread wakes, ends and calls close_stream
                         del mine[old]
+                        self._own_streams.discard(old)
             mine = self._streams.setdefault(client, {})
-            if len(mine) >= int(self.settings["max_streams_per_client"]):
-                return (f"this device already has {len(mine)} live screens open; "
-                        "close one and reload")
-            if self.streams >= int(self.settings["max_streams"]):
-                return "too many live screens are open on this table; close one and reload"
+            refused = stream_refusal(client, len(mine), self.streams, self.streams - len(self._own_streams), own)
+            if refused:
+                return refused
             mine[subscription] = gone
+            if own:
+                self._own_streams.add(subscription)
             self._told()
             return None
 
@@ -156,6 +192,7 @@ class TableContext:
         with self._streams_lock:
             mine = self._streams.get(client, {})
             mine.pop(subscription, None)
+            self._own_streams.discard(subscription)
             if not mine:
                 self._streams.pop(client, None)
             self._told()
@@ -191,6 +228,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
 
     # /static is served by web_ui/assets.py (gzip, content hashes, caching headers)
     app = Flask(__name__, static_folder=None)
+    app.url_rule_class = LazyRule      # url_for's builders made when first used (start-up)
     app.config.update(
         SECRET_KEY=secret_key,
         SESSION_COOKIE_NAME="potionpi",
@@ -201,6 +239,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
+    app.session_interface = TableCookies()     # no wall-clock expiry (web_ui/auth.py)
     app.json = RequestJSON(app)
     app.json.sort_keys = False
     app.json.compact = True
@@ -213,9 +252,14 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
                                       path=Path(budget_file) if (budget_file := merged["pin_budget_file"])
                                       else None)),
         tablets=TabletKeys(Path(merged["tablets_file"]) if merged["tablets_file"] else None),
+        claims=SeatClaims(Path(merged["seats_file"]) if merged["seats_file"] else None),
+        names=TableNames(merged["names"].split() if isinstance(merged["names"], str) else merged["names"]),
         settings=merged)
 
-    from . import api, assets, errors, floor_api, headers, owner, pages, plugins, records_api, seats, secure, stream
+    from . import (admission, api, assets, errors, floor_api, headers, hosts, owner, pages, plugins,
+                   records_api, seats, secure, stream, update_page)
+    hosts.register(app)        # first: a name that is not the table's gets nothing else
+    admission.register(app)    # then: expensive downloads, one at a time per address
     # each version's stream message is encoded once, in the acting thread, before any
     # stream wakes (web_ui/stream.py)
     messages = app.extensions["potionpi"].extras["messages"] = stream.MessageCache()
@@ -230,6 +274,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(owner.bp)   # /join, /settings
+    app.register_blueprint(update_page.bp)   # /settings/update: a newer potionpi from a file
     app.register_blueprint(secure.bp)  # /secure (the table's CA for the tablet), /sw.js
     app.register_blueprint(plugins.bp)
     app.register_blueprint(seats.bp)

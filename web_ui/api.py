@@ -1,18 +1,21 @@
 """The JSON API under /api/v1 and GET /healthz (contract: docs/api.md)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from controller import games
+from controller import __version__, games
 from controller.contracts import Session
 from controller.games import InvalidAction, Whole
 from controller.games.fields import read
 from controller.table import NoGame
 
-from . import JSONRefused, auth, ctx
+from . import JSONRefused, auth, ctx, secret_actions
 from .errors import ApiError
+
+if TYPE_CHECKING:
+    from controller.devices.sim_cauldron import SimulatedCauldron
 
 bp = Blueprint("api", __name__)
 
@@ -47,6 +50,8 @@ def healthz() -> Response:
     session = c.table.session()
     problem = c.table.store.problem             # e.g. the SD card is full
     return jsonify({"status": "ok" if problem is None else "degraded", "storage": problem,
+                    # which potionpi answers: an update's health check waits for the new one
+                    "version": __version__,
                     "devices": devices, "simulated": c.simulated,
                     "game": None if session is None else {"id": session["id"], "game": session["game"],
                                                           "version": session["version"]},
@@ -119,8 +124,10 @@ def post_action() -> Response:
     version = whole_number(data, "version", low=0, high=2**63 - 1)
     game_id = whole_number(data, "game_id", low=0, high=2**63 - 1)
     # refusals map to HTTP in web_ui/errors.py: InvalidAction 400, IllegalAction 422, NoGame
-    # 404, VersionConflict 409 with the current session
-    session = ctx().table.act(action, version=version, game_id=game_id, source="player")
+    # 404, VersionConflict 409 with the current session; a seat's secret actions come from
+    # its phone only (web_ui/secret_actions.py)
+    session = ctx().table.act(action, version=version, game_id=game_id, source="player",
+                              permit=secret_actions.from_the_table)
     return session_response(session)
 
 
@@ -142,11 +149,11 @@ def logout() -> Response:
 
 
 # --- the simulated cauldron --------------------------------------------------------------
-def simulated_cauldron():
+def simulated_cauldron() -> SimulatedCauldron:
     c = ctx()
     if not c.simulated or c.devices is None:
         raise ApiError(404, "this table has a real cauldron; turn it by hand")
-    return c.devices.cauldron
+    return cast("SimulatedCauldron", c.devices.cauldron)     # a simulated table's is
 
 
 @bp.post("/api/v1/sim/cauldron/turn")

@@ -64,7 +64,7 @@ class AssetCache:
     def get(self, path: Path) -> Asset | None:
         try:
             stat = path.stat()
-        except OSError:
+        except (OSError, ValueError):           # ValueError: a NUL in the name (``%00``)
             return None
         if not path.is_file():
             return None

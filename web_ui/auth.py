@@ -33,9 +33,14 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, TypeVar, cast
 
-from flask import current_app, request, session
+from flask import Flask, Request, current_app, request, session
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+
+from itsdangerous import BadSignature
+
+from controller.clock import boot_id
 
 from .errors import ApiError
 
@@ -54,20 +59,30 @@ class PinBudget:
     attempt gets 429 *without being checked*, so guessing faster learns nothing. In the
     long run at most 3600 / ``longest_wait`` wrong PINs an hour get checked.
 
-    Kept in ``path`` (JSON, wall-clock times) so a restart does not hand out a new
-    allowance; a right PIN empties the count (whoever typed it knows the PIN anyway).
+    Timed on the monotonic clock (controller/clock.py): a wall clock set back an hour
+    neither makes a 1 s wait last an hour nor ends one early. Kept in ``path`` with the
+    boot's id, so a restart does not hand out a new allowance: in the same boot the times
+    carry on exactly; after a reboot (time in between unknown) the count is kept undrained
+    and a wait still running starts again in full from the restart. A right PIN empties
+    the count (whoever typed it knows the PIN anyway).
     """
 
     def __init__(self, *, free: int = 10, longest_wait: float = 600.0, path: Path | None = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.monotonic, boot: Callable[[], str] = boot_id):
         self.free = free
         self.longest_wait = longest_wait
         self.path = path
         self._clock = clock
+        self._boot = boot
         self.level = 0.0
         self.updated = clock()
         self.closed_until = 0.0
         self._load()
+
+    @property
+    def _most(self) -> float:
+        """The level that gives the longest wait; capped there, it drains in bounded time."""
+        return self.free + math.ceil(math.log2(self.longest_wait)) + 1
 
     def wait(self) -> float:
         """Seconds until a PIN may be checked again (0: now)."""
@@ -81,9 +96,7 @@ class PinBudget:
         if over > 0:
             wait = min(self.longest_wait, 2.0 ** (round(over) - 1))
             self.closed_until = max(self.closed_until, now + wait)
-        # the level never needs to go above what gives the longest wait; capped, it
-        # drains back to nothing in a bounded time once the attack stops
-        self.level = min(self.level, self.free + math.ceil(math.log2(self.longest_wait)) + 1)
+        self.level = min(self.level, self._most)
         self._save()
 
     def succeeded(self) -> None:
@@ -102,24 +115,34 @@ class PinBudget:
     def _load(self) -> None:
         if self.path is None or not self.path.exists():
             return
+        now = self._clock()
         try:
             data = json.loads(self.path.read_text())
             level, updated, closed = (float(data["level"]), float(data["updated"]),
                                       float(data["closed_until"]))
+            boot = data.get("boot")
         except (OSError, ValueError, KeyError, TypeError):
             # unreadable: assume the worst rather than hand out a fresh allowance
             log.warning("%s is unreadable; the PIN check starts closed for %s s",
                         self.path, self.longest_wait)
-            level, updated, closed = self.free + math.ceil(math.log2(self.longest_wait)) + 1, self._clock(), \
-                self._clock() + self.longest_wait
-        if math.isfinite(level) and math.isfinite(updated) and math.isfinite(closed):
-            self.level, self.updated = max(0.0, level), min(updated, self._clock())
-            self.closed_until = min(closed, self._clock() + self.longest_wait)
+            level, updated, closed, boot = self._most, now, now + self.longest_wait, self._boot()
+        if not (math.isfinite(level) and math.isfinite(updated) and math.isfinite(closed)):
+            return
+        if boot != self._boot():
+            # another boot (or a file from before the monotonic clock): the time since is
+            # unknown. Keep the count as it was; a wait still running starts again in full.
+            left = max(0.0, closed - updated)
+            updated, closed = now, (now + left if left > 0 else 0.0)
+        self.level, self.updated = min(max(0.0, level), self._most), min(updated, now)
+        self.closed_until = min(closed, now + self.longest_wait)
 
     def _save(self) -> None:
         if self.path is None:
             return
-        data = {"level": self.level, "updated": self.updated, "closed_until": self.closed_until}
+        # every caller has just set "updated" to now, so closed_until - updated is the
+        # wait still to run (what a reboot starts again); both on this boot's clock
+        data = {"boot": self._boot(), "level": self.level, "updated": self.updated,
+                "closed_until": self.closed_until}
         tmp = self.path.with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(data))
@@ -128,44 +151,34 @@ class PinBudget:
             log.warning("could not keep the PIN budget in %s: %s", self.path, exc)
 
 
-class PinGate:
-    """Checks PINs in constant time and counts wrong attempts per client address."""
+class Attempts:
+    """Wrong tries per client address: after ``attempts`` within ``window`` seconds (on the
+    monotonic clock) that address waits until the oldest is ``window`` old. Bounded memory."""
 
-    def __init__(self, pin: str, *, attempts: int = 5, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic, budget: PinBudget | None = None):
-        self.pin = pin
+    def __init__(self, attempts: int = 5, window: float = 60.0, clock: Callable[[], float] = time.monotonic):
         self.attempts = attempts
         self.window = window
         self._clock = clock
-        self.budget = budget if budget is not None else PinBudget()
         self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
 
-    def check(self, address: str, attempt: str) -> None:
-        """Return if ``attempt`` is the PIN; raise ApiError 401 or 429 otherwise."""
-        with self._lock:
-            now = self._clock()
-            recent = self._recent(address, now)
-            if len(recent) >= self.attempts:
-                wait = max(1, math.ceil(recent[0] + self.window - now))
-                raise ApiError(429, f"too many wrong PINs from this device; wait {wait} seconds "
-                                    "and try again", headers={"Retry-After": str(wait)})
-            table_wait = self.budget.wait()
-            if table_wait > 0:
-                wait = max(1, math.ceil(table_wait))
-                raise ApiError(429, "too many wrong PINs at this table; every PIN entry waits "
-                                    f"{wait} seconds (a tablet that is already unlocked plays on)",
-                               headers={"Retry-After": str(wait)})
-            if hmac.compare_digest(attempt.encode("utf-8", "surrogatepass"),
-                                   self.pin.encode("utf-8", "surrogatepass")):
-                self.budget.succeeded()
-                return
-            recent.append(now)
-            self._failures[address] = recent
-            self.budget.failed()
-            left = self.attempts - len(recent)
-        hint = f" ({left} tries left this minute)" if left > 0 else ""
-        raise ApiError(401, f"that is not the table PIN{hint}")
+    def wait(self, address: str) -> int:
+        """Whole seconds this address must wait before its next try (0: it may try now)."""
+        now = self._clock()
+        recent = self._recent(address, now)
+        if len(recent) >= self.attempts:
+            return max(1, math.ceil(recent[0] + self.window - now))
+        return 0
+
+    def failed(self, address: str) -> int:
+        """Count one wrong try; how many are left in the window."""
+        now = self._clock()
+        recent = self._recent(address, now)
+        recent.append(now)
+        self._failures[address] = recent
+        return self.attempts - len(recent)
+
+    def clear(self) -> None:
+        self._failures.clear()
 
     def _recent(self, address: str, now: float) -> deque[float]:
         recent = self._failures.get(address, deque())
@@ -178,10 +191,49 @@ class PinGate:
                 del self._failures[addr]
         return recent
 
+
+class PinGate:
+    """Checks PINs in constant time and counts wrong attempts per client address."""
+
+    def __init__(self, pin: str, *, attempts: int = 5, window: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic, budget: PinBudget | None = None):
+        self.pin = pin
+        self.budget = budget if budget is not None else PinBudget()
+        self.tries = Attempts(attempts, window, clock)
+        self._lock = threading.Lock()
+
+    def check(self, address: str, attempt: str) -> None:
+        """Return if ``attempt`` is the PIN; raise ApiError 401 or 429 otherwise."""
+        with self._lock:
+            wait = self.tries.wait(address)
+            if wait:
+                raise ApiError(429, f"too many wrong PINs from this device; wait {wait} seconds "
+                                    "and try again", headers={"Retry-After": str(wait)})
+            table_wait = self.budget.wait()
+            if table_wait > 0:
+                wait = max(1, math.ceil(table_wait))
+                raise ApiError(429, "too many wrong PINs at this table; every PIN entry waits "
+                                    f"{wait} seconds (a tablet that is already unlocked plays on)",
+                               headers={"Retry-After": str(wait)})
+            if hmac.compare_digest(attempt.encode("utf-8", "surrogatepass"),
+                                   self.pin.encode("utf-8", "surrogatepass")):
+                self.budget.succeeded()
+                return
+            left = self.tries.failed(address)
+            self.budget.failed()
+        hint = f" ({left} tries left this minute)" if left > 0 else ""
+        raise ApiError(401, f"that is not the table PIN{hint}")
+
     def change(self, pin: str) -> None:
         """A new PIN; every tablet must enter it again (cookies carry the old fingerprint)."""
         with self._lock:
             self.pin = pin
+
+    def fingerprint(self, secret: str | bytes | None) -> str:
+        """Keyed hash of the PIN (see :func:`pin_fingerprint`)."""
+        assert secret is not None, "create_app always sets the secret key"
+        key = secret.encode() if isinstance(secret, str) else secret
+        return hmac.new(key, self.pin.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 class TabletKeys:
@@ -230,10 +282,12 @@ class TabletKeys:
             self._hashes = [h for h in self._hashes if h != wanted]
             self._save()
 
-    def revoke_all(self) -> None:
+    def revoke_all(self) -> int:
+        """Lock every tablet (a new PIN); how many were unlocked."""
         with self._lock:
-            self._hashes = []
+            count, self._hashes = len(self._hashes), []
             self._save()
+        return count
 
     def _save(self) -> None:
         if self.path is None:
@@ -246,6 +300,30 @@ class TabletKeys:
             log.warning("could not keep the unlocked tablets in %s: %s", self.path, exc)
 
 
+class TableCookies(SecureCookieSessionInterface):
+    """Flask's signed session cookie, without its wall-clock expiry.
+
+    Flask refuses a cookie whose signature time is older than the session lifetime *or
+    in the future*, by the Pi's wall clock: a clock set back five minutes locked every
+    tablet unlocked in those five minutes. What the cookie grants is decided on the server
+    instead (the tablet's key in :class:`TabletKeys`, a phone's seat claim), and ends by
+    explicit revocation: *Lock*, a PIN change, a seat moved to another phone. The browser
+    still drops the cookie after ``session_days`` by its own clock.
+    """
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        signer = self.get_signing_serializer(app)
+        if signer is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        try:
+            return self.session_class(signer.loads(value))
+        except BadSignature:
+            return self.session_class()
+
+
 def _gate() -> PinGate:
     return current_app.extensions["potionpi"].gate
 
@@ -256,10 +334,7 @@ def pin_fingerprint() -> str:
     Keyed with the secret key because the cookie is signed, not encrypted, and a bare
     hash of a 4-digit PIN could be reversed by trying all 10 000.
     """
-    secret = current_app.secret_key
-    assert secret is not None, "create_app always sets the secret key"
-    key = secret.encode() if isinstance(secret, str) else secret
-    return hmac.new(key, _gate().pin.encode(), hashlib.sha256).hexdigest()[:32]
+    return _gate().fingerprint(current_app.secret_key)
 
 
 def csrf_token() -> str:
@@ -304,13 +379,16 @@ def check_table() -> str:
                         "header, or enter it on the tablet)")
 
 
-def table_required(view):
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def table_required(view: View) -> View:
     """Decorator for every view that changes the table."""
     @functools.wraps(view)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         check_table()
         return view(*args, **kwargs)
-    return wrapped
+    return cast(View, wrapped)      # wraps() keeps the view's name; its arguments are the same
 
 
 def log_in(attempt: str) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, current_app, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from controller.games import InvalidAction, Refusal
@@ -50,7 +51,7 @@ def _wants_json() -> bool:
 
 
 def _json(status: int, message: str, extra: dict[str, Any] | None = None,
-          headers: dict[str, str] | None = None):
+          headers: dict[str, str] | None = None) -> Response:
     response = jsonify({"error": message, **(extra or {})})
     response.status_code = status
     response.headers.update(headers or {})
@@ -60,33 +61,33 @@ def _json(status: int, message: str, extra: dict[str, Any] | None = None,
 
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
-    def api_error(exc: ApiError):
+    def api_error(exc: ApiError) -> Response:
         return _json(exc.status, exc.message, exc.extra, exc.headers)
 
     # What the table refuses, mapped once for every route (the engines know no HTTP).
     @app.errorhandler(Refusal)
-    def refusal(exc: Refusal):
+    def refusal(exc: Refusal) -> Response:
         # not an action of this game at all: 400; a real one the rules refuse now: 422
         return _json(400 if isinstance(exc, InvalidAction) else 422, str(exc))
 
     @app.errorhandler(NoGame)
-    def no_game_running(exc: NoGame):
+    def no_game_running(exc: NoGame) -> Response:
         error = no_game()
         return _json(error.status, error.message, error.extra)
 
     @app.errorhandler(VersionConflict)
-    def version_conflict(exc: VersionConflict):
+    def version_conflict(exc: VersionConflict) -> Response:
         # the session as the caller sees it, to redraw from (Table.act's ``seat``)
         return _json(409, str(exc), {"session": exc.session})
 
     @app.errorhandler(StoreWriteError)
-    def store_write_error(exc: StoreWriteError):
+    def store_write_error(exc: StoreWriteError) -> Response:
         # 507 Insufficient Storage when the card is full; nothing was changed either way
         log.error("%s", exc)
         return _json(507 if exc.full else 503, str(exc))
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException):
+    def http_error(exc: HTTPException) -> ResponseReturnValue:
         code = exc.code or 500
         sentence = SENTENCES.get(code, (exc.name or "error").lower())
         if _wants_json():
@@ -96,7 +97,7 @@ def register(app: Flask) -> None:
         return render_template("error.html", code=code, sentence=sentence), code
 
     @app.errorhandler(Exception)
-    def unexpected(exc: Exception):
+    def unexpected(exc: Exception) -> ResponseReturnValue:
         log.exception("unexpected error on %s %s", request.method, request.path)
         if _wants_json():
             return _json(500, SENTENCES[500])

@@ -14,12 +14,18 @@ tablet's countdown) makes the floor move, through the table's effects.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
+from flask.blueprints import BlueprintSetupState
 
 from . import auth, ctx
 from .errors import ApiError
+
+if TYPE_CHECKING:
+    from controller.devices.forest_floor import ForestFloor
+
+    from . import TableContext
 
 bp = Blueprint("floor_api", __name__)
 
@@ -67,26 +73,26 @@ class TurnWatch:
 
 
 @bp.record_once
-def _watch_the_floor(setup_state) -> None:
+def _watch_the_floor(setup_state: BlueprintSetupState) -> None:
     floor = _floor_of(setup_state.app.extensions["potionpi"])
     if floor is not None:
-        watch = TurnWatch(int(getattr(floor, "ants_around", 16)))
+        watch = TurnWatch(floor.ants_around)
         floor.on_change(watch)
         setup_state.app.extensions["potionpi"].extras["turn_watch"] = watch
 
 
-def _floor_of(context) -> Any:
+def _floor_of(context: TableContext) -> ForestFloor | None:
     return getattr(context.devices, "forest_floor", None) if context.devices is not None else None
 
 
-def _floor() -> Any:
+def _floor() -> ForestFloor:
     floor = _floor_of(ctx())
     if floor is None:
         raise ApiError(404, NO_FLOOR)
     return floor
 
 
-def _report(floor: Any) -> dict[str, Any]:
+def _report(floor: ForestFloor) -> dict[str, Any]:
     status = floor.status()
     watch = ctx().extras.get("turn_watch")
     return {"floor": status, "turn": watch.progress(status["position"]) if watch else None}
@@ -102,12 +108,12 @@ def floor_report() -> dict[str, Any]:
 
 
 @bp.get("/api/v1/floor")
-def floor_status():
+def floor_status() -> tuple[Response, int, dict[str, str]]:
     return jsonify(floor_report()), 200, {"Cache-Control": "no-store"}
 
 
 @bp.post("/api/v1/floor/stop")
-def floor_stop():
+def floor_stop() -> Response:
     if request.headers.get(auth.PIN_HEADER) is not None:
         auth.check_table()          # a script: its PIN must be right
     else:
@@ -119,7 +125,7 @@ def floor_stop():
 
 @bp.post("/api/v1/floor/home")
 @auth.table_required
-def floor_home():
+def floor_home() -> Response:
     floor = _floor()
     if floor.state in ("moving", "homing"):
         raise ApiError(409, BUSY)

@@ -3,22 +3,21 @@ the games to download, the Pico's firmware). Plain server-rendered pages, no scr
 from __future__ import annotations
 
 import hmac
+import math
+import threading
 import time
 from typing import Any, Iterator
-from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, jsonify, render_template, request, session
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, session
 
 from controller import __version__
 from controller.service import discovery, logs
 
-from . import auth, ctx
+from . import auth, ctx, seats
 from .errors import ApiError
-from .secure import phone_url
+from .hosts import table_url
 
 bp = Blueprint("owner", __name__)
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 def _service() -> dict[str, Any]:
@@ -27,20 +26,79 @@ def _service() -> dict[str, Any]:
 
 
 def join_url() -> str:
-    """The address other phones should open: the one this screen used, unless that is the
-    Pi's own loopback (the Pi's screen): then the Pi's address on the network."""
-    here = urlsplit(request.host_url)
-    if here.hostname not in LOOPBACK:
-        return phone_url(request.host_url)       # from the https tablet: the phones' http
-    urls = _service().get("urls") or discovery.table_urls("0.0.0.0", here.port or 80)
-    return urls[0]
+    """The address other phones should open: the table's own name this screen used, unless
+    that is the Pi's own loopback (the Pi's screen): then the Pi's address on the network.
+    Never the request's Host as sent (web_ui/hosts.py)."""
+    return table_url("/")
+
+
+def _join_page(message: str = "", status: int = 200, code: str = "") -> tuple[str, int, dict[str, str]]:
+    url = join_url()
+    return (render_template("join.html", url=url, url_parts=url_parts(url), qr=discovery.svg_qr(url),
+                            csrf=auth.csrf_token(), message=message, code=code),
+            status, {"Cache-Control": "no-store"})
+
+
+def url_parts(url: str) -> list[str]:
+    """``url`` in the pieces a line may break between ("http://", the name, ":8080", "/"),
+    so a narrow phone wraps it between its parts, never inside a number or a name."""
+    scheme, sep, rest = url.partition("://")
+    parts, piece, bracket = ([scheme + sep] if sep else []), "", False
+    for ch in rest if sep else url:
+        if ch in ":/" and piece and not bracket:
+            parts.append(piece)
+            piece = ""
+        bracket = (bracket or ch == "[") and ch != "]"
+        piece += ch
+    return [*parts, piece] if piece else parts
 
 
 @bp.get("/join")
 def join() -> tuple[str, int, dict[str, str]]:
-    url = join_url()
-    return (render_template("join.html", url=url, qr=discovery.svg_qr(url)), 200,
-            {"Cache-Control": "no-store"})
+    return _join_page()
+
+
+@bp.post("/join")
+def join_with_code() -> Any:
+    """A seat's short code, for a phone without a camera: opens that seat's link (the
+    phone's first request there claims the seat). Wrong codes are limited like PINs."""
+    sent = request.form.get("csrf", "")
+    expected = session.get("csrf", "")
+    if not sent or not expected or not hmac.compare_digest(sent, expected):
+        return _join_page("This page was out of date; type the code again.", 403)
+    code = request.form.get("code", "")[:32]
+    guards = ctx().extras.setdefault("code_guards", CodeGuards())
+    address = auth.client_address()
+    wait = guards.wait(address)
+    if wait:
+        page, status, headers = _join_page(f"Too many wrong codes; wait {wait} seconds and try again.", 429, code)
+        return page, status, {**headers, "Retry-After": str(wait)}
+    token = seats.code_holder(code) if code.strip() else None
+    if token is None:
+        guards.failed(address)
+        return _join_page("That is not the code of a free seat at this table. Check the code on the "
+                          "tablet's Phone links (a seat already on a phone shows none).", 404, code)
+    return redirect(seats.seat_path(token), code=303)
+
+
+class CodeGuards:
+    """Wrong seat codes: 5 a minute per address, and table-wide after 20 each one makes every
+    code entry wait (1, 2, 4 … s, at most a minute). A code is 6 of 31 letters and digits
+    and lives only until its seat is claimed; the QR code needs no typing at all."""
+
+    def __init__(self) -> None:
+        self.tries = auth.Attempts(5, 60.0)
+        self.budget = auth.PinBudget(free=20, longest_wait=60.0)
+        self._lock = threading.Lock()
+
+    def wait(self, address: str) -> int:
+        with self._lock:
+            return max(self.tries.wait(address), math.ceil(self.budget.wait()))
+
+    def failed(self, address: str) -> None:
+        with self._lock:
+            self.tries.failed(address)
+            self.budget.failed()
 
 
 def firmware_state(*, host_with_pico_only: bool = False) -> dict[str, Any]:

@@ -33,11 +33,12 @@ def _rows(limit: int) -> list[dict]:
     return ctx().table.store.history(limit)
 
 
-def _every_game(**only) -> Callable[[], Iterator[dict]]:
+def _every_game(*, newest_first: bool = False,
+                statuses: tuple[str, ...] | None = None) -> Callable[[], Iterator[dict]]:
     """The whole history, read from the store a batch at a time each time it is called
     (a download streams it: memory stays flat however many games were played)."""
     store = ctx().table.store
-    return lambda: store.iter_games(**only)
+    return lambda: store.iter_games(newest_first=newest_first, statuses=statuses)
 
 
 @bp.get("/api/v1/session/log")

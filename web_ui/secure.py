@@ -13,10 +13,12 @@ from urllib.parse import urlsplit, urlunsplit
 from flask import Blueprint, Response, render_template, request
 
 from controller import __version__
-from controller.service import certs, discovery
+from controller.service import discovery
 
 from . import assets, ctx
-from .tls import https_url
+
+# controller/service/certs.py and web_ui/tls.py are imported where used: a table that
+# never ran `potionpi tls` serves no HTTPS and keeps neither in memory.
 
 bp = Blueprint("secure", __name__)
 
@@ -53,6 +55,7 @@ def secure_urls() -> list[str]:
     port = _service().get("https_port")
     if not port:
         return []
+    from .tls import https_url
     names = [discovery.mdns_name(), *discovery.interface_addresses()]
     try:
         ipaddress.ip_address(request.host.rsplit(":", 1)[0].strip("[]"))
@@ -64,6 +67,8 @@ def secure_urls() -> list[str]:
 
 @bp.get("/secure")
 def secure_page() -> tuple[str, int, dict[str, str]]:
+    from controller.service import certs
+
     data_dir = _data_dir()
     fingerprint = None
     if data_dir is not None and certs.has_ca(data_dir):
@@ -86,7 +91,9 @@ def _no_ca() -> tuple[str, int]:
 
 
 @bp.get(f"/secure/{PROFILE_NAME}")
-def profile() -> Any:
+def profile() -> Response | tuple[str, int]:
+    from controller.service import certs
+
     data_dir = _data_dir()
     if data_dir is None or not certs.has_ca(data_dir):
         return _no_ca()
@@ -94,7 +101,9 @@ def profile() -> Any:
 
 
 @bp.get(f"/secure/{CA_NAME}")
-def ca_certificate() -> Any:
+def ca_certificate() -> Response | tuple[str, int]:
+    from controller.service import certs
+
     data_dir = _data_dir()
     if data_dir is None or not certs.has_ca(data_dir):
         return _no_ca()

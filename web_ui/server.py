@@ -48,17 +48,24 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
-from waitress.task import ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.utilities import BadRequest
 from waitress.server import TcpWSGIServer
 from waitress.wasyncore import close_all
 
+from controller.config import SCHEMA
+
+if TYPE_CHECKING:
+    from flask import Flask
+
 log = logging.getLogger(__name__)
 
-DEFAULT_THREADS = 32
+DEFAULT_THREADS: int = SCHEMA["web"]["threads"].default
+DEFAULT_PORT: int = SCHEMA["web"]["port"].default
 OUTBUF_HIGH_WATERMARK = 64 * 1024
 SEND_BUFFER = 64 * 1024
 
@@ -71,18 +78,48 @@ LIMITS = {"per_client": 16, "open_limit": 100, "reserve": 20,
 LOCAL = frozenset({"127.0.0.1", "::1"})
 
 
+class ClientMistake(ErrorTask):
+    """waitress's own answer to a request it could not parse, never a 5xx: a transfer
+    coding it does not know (``gzip, chunked``) is the client's mistake, said as a 400."""
+
+    def execute(self) -> None:
+        if not hasattr(self.request, "path"):
+            # a first line it could not read: waitress names the path when the client goes
+            # away meanwhile, and had none (an AttributeError in its worker, a traceback)
+            self.request.path = "(an unreadable request)"
+        error = self.request.error
+        if error.code >= 500:
+            self.request.error = BadRequest(f"{error.body} (the request cannot be read as it was sent)")
+        super().execute()
+
+
 class GuardedChannel(HTTPChannel):
-    """Remembers when the request now arriving began, so a trickle cannot last for ever."""
+    """Remembers when the request now arriving began, so a trickle cannot last for ever.
+
+    Every time is on the monotonic clock: waitress stamps ``last_activity`` with the wall
+    clock, which a Pi sets back or forward by hours when it finds a time server (an hour
+    back, and no idle socket would be closed for an hour). Its stamps land here instead.
+    """
 
     request_started: float | None = None
+    active_at: float = 0.0
+    error_task_class = ClientMistake
 
-    def received(self, data):
+    @property
+    def last_activity(self) -> float:
+        return self.active_at
+
+    @last_activity.setter
+    def last_activity(self, _wall: float) -> None:
+        self.active_at = time.monotonic()
+
+    def received(self, data: bytes) -> bool:
         before = self.request
         result = super().received(data)
         if self.request is None:
             self.request_started = None
         elif self.request is not before or self.request_started is None:
-            self.request_started = time.time()
+            self.request_started = time.monotonic()
         return result
 
 
@@ -94,7 +131,7 @@ class GuardedServer(TcpWSGIServer):
     trusted: Callable[[str], bool] = staticmethod(lambda address: False)
     refused = 0
 
-    def handle_accept(self):
+    def handle_accept(self) -> None:
         try:
             accepted = self.accept()
         except OSError:
@@ -121,19 +158,35 @@ class GuardedServer(TcpWSGIServer):
             return
         self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
-    def maintenance(self, now):
-        super().maintenance(now)                  # idle: channel_timeout
+    _next_cleanup = 0.0
+
+    def readable(self) -> bool:
+        # waitress runs maintenance() when the wall clock passes its next clean-up time;
+        # set back an hour, that is an hour away. Run it on the monotonic clock instead.
+        now = time.monotonic()
+        if now >= self._next_cleanup:
+            self._next_cleanup = now + self.adj.cleanup_interval
+            self.maintenance(now)
+        self.next_channel_cleanup = float("inf")      # waitress's own check never fires
+        return super().readable()
+
+    def maintenance(self, now: float) -> None:
+        """Close idle channels (``idle_seconds``) and requests that take too long to arrive
+        (``request_seconds``); ``now`` is the monotonic clock (see ``readable``)."""
+        idle = now - self.adj.channel_timeout
         cutoff = now - self.limits["request_seconds"]
         for channel in list(self.active_channels.values()):
+            if channel.requests:
+                continue                          # a running request (a stream) is never cut
             started = getattr(channel, "request_started", None)
-            if not channel.requests and started is not None and started < cutoff:
+            if channel.last_activity < idle or (started is not None and started < cutoff):
                 channel.will_close = True
 
 
 class Server:
     """A waitress server bound to ``host``/``port`` (0 picks a free port)."""
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                  limits: dict[str, int] | None = None):
         self.app = app
         self.limits = {**LIMITS, **(limits or {})}
@@ -180,6 +233,7 @@ class Server:
         extension = getattr(app, "extensions", {}).get("potionpi")
         if extension is not None:
             extension.on_streams = self._streams_changed
+            extension.listening = (host, self.port)      # the links the table hands out
 
     def _streams_changed(self, streams: int) -> None:
         """A stream opened or closed: keep ``threads`` free for taps and pages."""
@@ -210,7 +264,7 @@ class Server:
         close_all(self._server._map)             # the listener and every open connection
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8080, threads: int = DEFAULT_THREADS,
+def make_server(app: Flask, host: str = "127.0.0.1", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS,
                 limits: dict[str, int] | None = None) -> Server:
     """The object the daemon runs: ``.run()``, ``.close()``, ``.port``."""
     if threads < 4:

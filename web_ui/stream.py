@@ -25,7 +25,7 @@ from flask import Blueprint, Response, request
 from controller.contracts import Notice, Session
 from controller.table import Subscription, Told
 
-from . import ctx
+from . import admission, ctx
 from .errors import ApiError
 
 bp = Blueprint("stream", __name__)
@@ -95,7 +95,7 @@ class StreamBody:
         self._release = release
         self._closed = False
 
-    def __iter__(self):
+    def __iter__(self) -> "StreamBody":
         return self
 
     def __next__(self) -> str:
@@ -111,7 +111,7 @@ class StreamBody:
 
 
 @bp.get("/api/v1/stream")
-def stream():
+def stream() -> Response:
     c = ctx()
     cache: MessageCache = c.extras["messages"]
     return live_response(c.table.subscribe, cache.message)
@@ -126,8 +126,9 @@ def live_response(subscribe: Callable[[], Subscription], encode: Callable[[Sessi
     client = request.remote_addr or "?"
     # waitress tells whether the socket is gone; other servers notice at the next write.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+    own = admission.own_device()         # the table's own screens have slots kept for them
     subscription = subscribe()
-    refused = c.open_stream(client, subscription, gone)
+    refused = c.open_stream(client, subscription, gone, own)
     if refused:
         subscription.close()
         raise ApiError(503, refused, headers={"Retry-After": "10"})

@@ -28,7 +28,8 @@ import logging
 import ssl
 import threading
 import time
-from typing import TYPE_CHECKING
+import socket
+from typing import TYPE_CHECKING, Any
 
 from waitress.adjustments import Adjustments
 from waitress import wasyncore
@@ -48,7 +49,8 @@ class TLSChannel(GuardedChannel):
 
     ssl_context: ssl.SSLContext
 
-    def __init__(self, server, sock, addr, adj, map=None):
+    def __init__(self, server: Any, sock: socket.socket, addr: Any, adj: Adjustments,
+                 map: dict[int, Any] | None = None):
         # re-entrant: a send that finds the socket gone closes the channel, which takes it again
         self._tls_lock = threading.RLock()
         self._in = ssl.MemoryBIO()
@@ -126,7 +128,7 @@ class TLSChannel(GuardedChannel):
                 self.will_close = True
         super().handle_write()        # waitress's own writes go through send() below, after it
 
-    def send(self, data, do_close=True) -> int:
+    def send(self, data: bytes | memoryview, do_close: bool = True) -> int:
         """Encrypt ``data``; report it sent once its ciphertext is on the socket. Waitress
         offers the same bytes again until then (and only more after them)."""
         with self._tls_lock:
@@ -155,7 +157,7 @@ class TLSChannel(GuardedChannel):
         super().handle_close()
 
 
-def listen_https(server: "Server", host: str, port: int, context: ssl.SSLContext):
+def listen_https(server: "Server", host: str, port: int, context: ssl.SSLContext) -> Any:
     """Serve HTTPS on ``host:port`` from ``server``'s own loop and threads; returns the
     listener (``.effective_port``). Call before ``server.run()``."""
     plain = server._server

@@ -11,7 +11,8 @@ import itertools
 import math
 from typing import Callable, Sequence
 
-from .colour_sensor import COLOURS, chromaticity
+from ..contracts import COLOURS
+from .colour_sensor import ColourSensor, chromaticity
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
@@ -22,10 +23,10 @@ QUIT_WORDS = {"q", "quit"}
 
 
 class CalibrationCancelled(Exception):
-    """The maker typed quit; nothing was learned."""
+    """The maker typed quit (or the sensor cannot be calibrated as set); nothing was learned."""
 
 
-def run_colour_calibration(sensor, cauldron_beam_waiter: BeamWaiter, ask: Ask, say: Say, *,
+def run_colour_calibration(sensor: ColourSensor, cauldron_beam_waiter: BeamWaiter, ask: Ask, say: Say, *,
                            colours: Sequence[str] = COLOURS, drops_per_colour: int = 3,
                            timeout_s: float = 60.0, min_clear: int = 20,
                            max_distance: float = 0.08) -> dict[str, list[float]]:
@@ -70,7 +71,7 @@ def run_colour_calibration(sensor, cauldron_beam_waiter: BeamWaiter, ask: Ask, s
     return learned
 
 
-def _sample_colour(sensor, wait: BeamWaiter, ask: Ask, say: Say, colour: str, wanted: int,
+def _sample_colour(sensor: ColourSensor, wait: BeamWaiter, ask: Ask, say: Say, colour: str, wanted: int,
                    timeout_s: float, min_clear: int) -> list[list[float]] | None:
     samples: list[list[float]] = []
     while len(samples) < wanted:
@@ -84,6 +85,14 @@ def _sample_colour(sensor, wait: BeamWaiter, ask: Ask, say: Say, colour: str, wa
                 return None
             continue
         reading = sensor.read_drop()
+        saturated = getattr(sensor, "saturated", None)
+        if saturated is not None and saturated(reading):
+            # the brightest channel was cut off: its share, and so the colour, would be wrong
+            raise CalibrationCancelled(
+                f"the colour sensor reads at full scale ({max(reading)} of "
+                f"{sensor.saturation:g} counts) with the {colour} drop under it, so it cannot "
+                f"tell colours apart: {sensor.fix_saturation}, then calibrate again; the config "
+                "was not changed")
         if reading[3] < min_clear:
             say("The sensor saw almost no light: is the drop under it, and the light on? "
                 "Drop it again.")

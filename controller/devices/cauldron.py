@@ -48,6 +48,9 @@ DISPENSING, MIXING = "dispensing", "mixing"
 
 STUCK_MESSAGE = "The cauldron may be stuck: turn back a little, then forward again."
 TOO_FAST_MESSAGE = "Turn gently! Not so fast, or the drops jam."
+LOST_EDGE_MESSAGE = ("The drop sensor missed a change of its beam (the Pi read its events too "
+                     "late), so a drop may not have been counted: if one fell, add it on the "
+                     "tablet.")
 
 _STOP = object()
 
@@ -92,11 +95,16 @@ class Cauldron(Device):
         # beam
         self._dark_since: float | None = None     # clock() when the dark edge was seen
         self._dark_tick: Any = None                # the dark edge's own timestamp
+        self._clear_seen_at: float | None = None   # clock() the watchdog found the pin clear
+        self.edges_lost = 0                        # impossible level sequences seen
+        self._lost_told_at: float | None = None
+        self.watchdog_looks = 0                    # dark spells the watchdog judged (tests)
         self._episode = 0
         self._episode_faulted = False
         self._beam_changed = threading.Condition(self._lock)
         self.fault: str | None = None
         self._colour_fault = False
+        self._dazzle_told = False                  # the "colour sensor at full scale" notice
         self.drops_seen = 0
         self.glitches_ignored = 0
         self.last_drop_at: float | None = None
@@ -201,6 +209,7 @@ class Cauldron(Device):
                 "fault": self.fault,
                 "drops_seen": self.drops_seen,
                 "glitches_ignored": self.glitches_ignored,
+                "edges_lost": self.edges_lost,
                 "last_drop_at": self.last_drop_at,
                 "last_drop_colour": self.last_drop_colour,
                 "colour_sensor": self.colour_sensor is not None,
@@ -248,8 +257,15 @@ class Cauldron(Device):
     def _on_dark(self, ticks: Any) -> None:
         with self._lock:
             if self._dark_since is not None:
+                if ticks is not None:
+                    # dark after dark: the light edge between was lost (the kernel's event
+                    # FIFO overflowed, or lgpio's pipe): a ball ended and one began unseen
+                    self._lost_edge()
+                    self._dark_tick = ticks    # the new spell is timed from its own edge
+                    self._dark_since = self._clock()
                 return
             self._dark_since = self._clock()
+            self._clear_seen_at = None
             self._dark_tick = ticks
             self._episode += 1
             self._episode_faulted = False
@@ -259,6 +275,7 @@ class Cauldron(Device):
         with self._lock:
             since, self._dark_since = self._dark_since, None
             if since is None:
+                self._lost_edge()              # light after light: a dark edge went missing
                 return
             self._beam_changed.notify_all()
             length = (self._factory.ticks_diff(ticks, self._dark_tick)
@@ -286,25 +303,59 @@ class Cauldron(Device):
             self._drop_seen.notify_all()
             self._post("drop", None)
 
+    def _dark_for(self) -> float:
+        """How long the beam has been dark, by the dark edge's own time where there is one
+        (a callback thread held up must not lengthen it), else by this clock."""
+        assert self._dark_since is not None
+        if self._dark_tick is not None:
+            held = self._factory.ticks_diff(self._factory.ticks(), self._dark_tick)
+            if held >= 0:
+                return held
+        return self._clock() - self._dark_since
+
     def _watch_beam(self) -> None:
-        """Report a beam that stays dark too long while it is still dark."""
+        """Report a beam that stays dark too long while it is still dark. Judged on the
+        edge's own time and on the pin as it reads now: a pin that reads clear has had its
+        light edge, which the callback thread will still bring (it may be held up); one that
+        never comes was lost, and is reported as such, never as a stuck beam."""
         with self._lock:
             while not self._closed:
                 if self._dark_since is None or self._episode_faulted:
                     self._beam_changed.wait()
                     continue
-                dark_for = self._clock() - self._dark_since
+                dark_for = self._dark_for()
                 if dark_for < self.stuck_s:  # the clock is the judge, not the wait
                     self._beam_changed.wait(self.stuck_s - dark_for)
+                    continue
+                self.watchdog_looks += 1
+                if not self.beam_dark:
+                    now = self._clock()
+                    if self._clear_seen_at is None:
+                        self._clear_seen_at = now
+                    if now - self._clear_seen_at < self.stuck_s:
+                        self._beam_changed.wait(self.stuck_s - (now - self._clear_seen_at))
+                        continue
+                    # clear for a whole stuck time and still no light edge: it was lost
+                    self._dark_since = self._dark_tick = self._clear_seen_at = None
+                    self._lost_edge()
                     continue
                 self._episode_faulted = True
                 self.fault = self._stuck_beam_message(dark_for)
                 self._post("action", {"type": "sensor_fault", "message": self.fault})
 
+    def _lost_edge(self) -> None:
+        """An edge the pin factory never handed over (lock held): say so, once a second at
+        most; which drop it was cannot be known, so nothing is counted for it."""
+        self.edges_lost += 1
+        now = self._clock()
+        if self._lost_told_at is None or now - self._lost_told_at >= 1.0:
+            self._lost_told_at = now
+            self._post("notice", {"kind": "sensor", "message": LOST_EDGE_MESSAGE})
+
     def _stuck_beam_message(self, dark_for: float) -> str:
         return (f"The drop sensor has been dark for {dark_for:.1f} s (more than "
                 f"{self.stuck_s:g} s): a drop may be stuck in the spout, or the beam is "
-                "blocked or unplugged. Nothing was counted as a drop.")
+                "blocked, or its emitter unplugged. Nothing was counted as a drop.")
 
     # --- the twist-grip -------------------------------------------------------
     def _on_detent(self, step: int) -> None:
@@ -378,9 +429,24 @@ class Cauldron(Device):
                                            "message": f"The colour sensor failed: {exc}"})
             if colour is not None:
                 action["colour"] = colour
+            self._tell_dazzle(self.colour_sensor)
         with self._lock:
             self.last_drop_colour = action.get("colour")
         self._call(self.sink, action)
+
+    def _tell_dazzle(self, sensor: ColourSensor) -> None:
+        """A reading at full scale is no colour (the tablet asks); the maker hears why once
+        a spell, with the setting to change."""
+        if not sensor.last_saturated:
+            self._dazzle_told = False
+            return
+        if not self._dazzle_told:
+            self._dazzle_told = True
+            self._call(self.on_notice, {
+                "kind": "sensor",
+                "message": "The colour sensor was dazzled (its reading at full scale), so it "
+                           "cannot tell this drop's colour: choose it on the tablet, and "
+                           f"{sensor.fix_saturation}."})
 
     @staticmethod
     def _call(callback: Callable[[Any], None] | None, payload: Any) -> None:

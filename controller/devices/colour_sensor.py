@@ -16,7 +16,8 @@ import random
 import time
 from typing import Any, Mapping, Sequence
 
-COLOURS = ("red", "yellow", "green", "blue", "purple", "orange")
+from ..config import SCHEMA
+from ..contracts import COLOURS
 
 RGBC = tuple[int, int, int, int]
 
@@ -60,11 +61,23 @@ class ColourClassifier:
 
 
 class ColourSensor:
-    """Base: ``read_rgbc()`` from the hardware, ``colour_of_drop()`` for the cauldron."""
+    """Base: ``read_rgbc()`` from the hardware, ``colour_of_drop()`` for the cauldron.
+
+    ``saturation``: the count at which a channel is at full scale (None: no limit known).
+    A reading with a channel there is no colour: the brightest channel was cut off, so
+    its share, and the colour named from it, are wrong (a bright orange reads yellow)."""
+
+    saturation: float | None = None
+    fix_saturation = "lower colour_gain or colour_integration_ms in [cauldron]"
 
     def __init__(self, classifier: ColourClassifier | None = None, settle_s: float = 0.0):
         self.classifier = classifier
         self.settle_s = settle_s  # the ball rolls from the beam into the bowl first
+        self.last_saturated = False   # the last drop's reading was at full scale
+        self.saturated_readings = 0
+
+    def saturated(self, rgbc: Sequence[float]) -> bool:
+        return self.saturation is not None and max(rgbc) >= self.saturation
 
     def read_rgbc(self) -> RGBC:
         raise NotImplementedError
@@ -76,8 +89,13 @@ class ColourSensor:
         return self.read_rgbc()
 
     def colour_of_drop(self) -> str | None:
-        """The colour of the drop that just landed, or None when unsure or not calibrated."""
+        """The colour of the drop that just landed, or None when unsure, not calibrated or
+        dazzled (a channel at full scale)."""
         reading = self.read_drop()
+        self.last_saturated = self.saturated(reading)
+        if self.last_saturated:
+            self.saturated_readings += 1
+            return None
         return self.classifier.classify(reading) if self.classifier else None
 
     def close(self) -> None:
@@ -90,14 +108,16 @@ _AUTO_INCREMENT = 0x20
 _ENABLE, _ATIME, _CONTROL, _ID, _STATUS, _CDATAL = 0x00, 0x01, 0x0F, 0x12, 0x13, 0x14
 _PON, _AEN = 0x01, 0x02
 _AVALID = 0x01
-_GAINS = {1: 0x00, 4: 0x01, 16: 0x02, 60: 0x03}
-GAINS = tuple(_GAINS)
+GAINS: tuple[int, ...] = SCHEMA["cauldron"]["colour_gain"].choices or ()
+_GAINS = {gain: again for again, gain in enumerate(GAINS)}     # 1x, 4x, 16x, 60x: AGAIN 0-3
 CYCLE_MS = 2.4                  # one ADC cycle: integration time = 2.4 ms x (256 - ATIME)
+COUNTS_PER_CYCLE = 1024         # full scale: 1024 counts a cycle, at most 65535 (AMS DN40 3.5)
+RIPPLE_BELOW_MS = 150.0         # shorter integrations saturate at 75 % with rippling light (DN40 3.7)
 INIT_S = 0.0024                 # the RGBC init state after AEN, before integrating
 _KNOWN_IDS = {0x44: "TCS34725", 0x4D: "TCS34727"}
 
 
-def _open_smbus(bus_number: int):
+def _open_smbus(bus_number: int) -> Any:
     try:
         from smbus2 import SMBus
     except ImportError as exc:
@@ -112,10 +132,18 @@ def _open_smbus(bus_number: int):
             "and check that the user is in the 'i2c' group") from exc
 
 
+def full_scale(cycles: int) -> float:
+    """The count a TCS34725 channel saturates at for an integration of ``cycles`` 2.4 ms
+    cycles: 1024 a cycle up to 65535, and three quarters of that below 150 ms, where a
+    room light's ripple saturates the sensor before the count shows it."""
+    counts = float(min(65535, COUNTS_PER_CYCLE * cycles))
+    return counts * 0.75 if cycles * CYCLE_MS < RIPPLE_BELOW_MS else counts
+
+
 class TCS34725(ColourSensor):
     """TCS34725 colour sensor on I2C. ``bus`` is an smbus2-like object (for tests)."""
 
-    def __init__(self, bus=None, *, bus_number: int = 1, address: int = 0x29,
+    def __init__(self, bus: Any = None, *, bus_number: int = 1, address: int = 0x29,
                  integration_ms: float = 24.0, gain: int = 4, settle_s: float = 0.03,
                  classifier: ColourClassifier | None = None):
         super().__init__(classifier, settle_s)
@@ -127,6 +155,8 @@ class TCS34725(ColourSensor):
         self.address = address
         cycles = max(1, min(256, round(integration_ms / CYCLE_MS)))
         self.integration_s = cycles * CYCLE_MS / 1000.0
+        self.gain = gain
+        self.saturation = full_scale(cycles)
         self._own_bus = bus is None
         self.bus = _open_smbus(bus_number) if bus is None else bus
         try:
@@ -147,6 +177,14 @@ class TCS34725(ColourSensor):
         self._write(_ENABLE, _PON)
         time.sleep(0.003)  # the datasheet asks for 2.4 ms between power-on and AEN
         self._write(_ENABLE, _PON | _AEN)
+
+    @property
+    def fix_saturation(self) -> str:            # type: ignore[override]
+        lower_gain = max(g for g in GAINS if g < self.gain) if self.gain > min(GAINS) else None
+        ms = self.integration_s * 1000
+        gain = f"colour_gain (now {self.gain}; try {lower_gain})" if lower_gain else \
+            f"colour_gain (now {self.gain}, the least)"
+        return f"lower {gain} or colour_integration_ms (now {ms:g}; try {max(2.4, ms / 2):g}) in [cauldron]"
 
     def _read(self, register: int) -> int:
         return self.bus.read_byte_data(self.address, _COMMAND | register)
@@ -205,11 +243,15 @@ class SimulatedColourSensor(ColourSensor):
     """Reads the ball it was shown with ``present(colour)``; seeded noise, no hardware."""
 
     def __init__(self, seed: int | None = None, *, noise: float = 0.01, brightness: int = 900,
-                 classifier: ColourClassifier | None = None):
+                 classifier: ColourClassifier | None = None, counts: int = 65535):
+        """``counts``: where a channel stops counting (a real TCS34725 at 24 ms: 10240), so a
+        ``brightness`` past it gives the cut-off reading a dazzled sensor does."""
         super().__init__(classifier or ColourClassifier(TYPICAL_SHARES), settle_s=0.0)
         self._rng = random.Random(seed)
         self.noise = noise
         self.brightness = brightness
+        self.counts = counts
+        self.saturation = float(counts)
         self.ball: str | None = None
 
     def present(self, colour: str | None) -> None:
@@ -224,7 +266,9 @@ class SimulatedColourSensor(ColourSensor):
         shares = [max(0.0, s + self._rng.uniform(-self.noise, self.noise))
                   for s in TYPICAL_SHARES[self.ball]]
         r, g, b = (round(s * self.brightness) for s in shares)
-        return (r, g, b, round((r + g + b) * 1.1))
+        clear = round((r + g + b) * 1.1)
+        r, g, b, clear = (min(v, self.counts) for v in (r, g, b, clear))
+        return (r, g, b, clear)
 
 
 def make_colour_sensor(section: Mapping[str, Any] | None) -> ColourSensor | None:

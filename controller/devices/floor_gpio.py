@@ -30,6 +30,7 @@ sensor's edges carry their own time, which the queued schedule turns into steps
 """
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -38,9 +39,12 @@ from typing import Any, Callable
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
+from ..firmware.markwatch import DEFAULT_CONFIRM, MISPLACED, MISSED, STUCK, MarkWatch as Rule, confirm_steps
 from .base import Section
-from .forest_floor import FloorBusy, ForestFloor, Launch
+from .forest_floor import FloorBusy, ForestFloor, Launch, check_jam_tolerance
 from .step_wave import LG_TX_BUF, POLL_S, RESYNC_WIDTH, LgpioStepTx, WaveRun, wave_handle
+
+log = logging.getLogger(__name__)
 
 HOME_NOT_FOUND = "home not found within 1.2 turns of the floor: turn it by hand"
 HOME_STUCK = "the home sensor never switches off: check its wiring, then turn the floor by hand"
@@ -81,73 +85,56 @@ def ramp_delays(steps: int, start_speed: float, top_speed: float, acceleration: 
 
 
 class MarkWatch:
-    """Checks, step by step, that the home mark passes the sensor where it should.
+    """The jam watch's one rule (controller/firmware/markwatch.py, which the Pico runs too)
+    over one move, in this floor's words: ``level``, ``reached`` and ``after_step`` return
+    None or the jam's sentence; ``take_correction()`` the whole steps to add to the count
+    after a clockwise sighting re-synced it.
 
-    Marks sit at every whole ``revolution`` of steps from home. A mark counts as
-    seen when the sensor turns active within ``tolerance`` steps of it; a mark whose
-    whole window lies inside the move must be seen, and an activation far from every
-    mark is a jam too. Marks whose window overlaps the start or the end of the move
-    are not required (the floor may already sit on one, or stop short of it).
-
-    A mark met turning clockwise (the side homing approaches from) also re-syncs the
-    count: ``resync`` is then the correction to add to the step count (the mark's step
-    minus the step it was seen at), so a ``steps_per_ant`` a hair off never adds up over
-    many revolutions into a false jam.
+    Marks sit at every whole ``revolution`` of steps from home. A sighting counts once the
+    sensor stayed active for ``confirm`` steps (a glitch is shorter); farther than
+    ``tolerance`` from every mark it is a jam, and so is a mark the move passed by the
+    tolerance unseen. Marks whose window overlaps the start or the end of the move are not
+    required (the floor may already sit on one, or stop short of it).
     """
 
     def __init__(self, start: int, end: int, revolution: float, tolerance: float,
-                 active_now: bool, steps_per_ant: float):
-        self.revolution = revolution
-        self.tolerance = tolerance
+                 active_now: bool, steps_per_ant: float, confirm: int = DEFAULT_CONFIRM,
+                 resync_width: int = RESYNC_WIDTH):
         self.steps_per_ant = steps_per_ant
-        self.sign = 1 if end >= start else -1
-        self._was_active = active_now
-        self.resync: int | None = None
-        low, high = sorted((start, end))
-        first = math.ceil((low + tolerance) / revolution)
-        last = math.floor((high - tolerance) / revolution)
-        marks = [k * revolution for k in range(first, last + 1)
-                 if low < k * revolution - tolerance and k * revolution + tolerance < high]
-        self.pending = marks if self.sign > 0 else marks[::-1]   # in the order they come
+        self.rule = Rule()
+        self.rule.start(start, end, revolution, tolerance, confirm, active_now, resync_width)
 
     def after_step(self, steps: int, active: bool) -> str | None:
         """The floor's step count after a pulse and the sensor's level: None, or the jam."""
         return self.level(active, steps, steps) or self.reached(steps)
 
     def level(self, active: bool, low: int, high: int) -> str | None:
-        """The sensor's level is ``active`` since the count was between ``low`` and
-        ``high``: a rising edge is checked with ``seen``."""
-        rising = active and not self._was_active
-        self._was_active = active
-        return self.seen(low, high) if rising else None
-
-    def seen(self, low: int, high: int) -> str | None:
-        """The sensor turned active when the step count was between ``low`` and ``high``
+        """The sensor's level is ``active`` since the count was between ``low`` and ``high``
         (the same step on the software path; a window on the wave path, where the edge's
-        time is mapped onto the queued steps): None, or the jam. The mark nearest the
-        window counts as seen; a jam only when the whole window is out of tolerance, so
-        not knowing the very step never makes a false jam. The count is re-synced only
-        when the window is narrow (``RESYNC_WIDTH``)."""
-        middle = (low + high) / 2
-        nearest = round(middle / self.revolution) * self.revolution
-        off = max(0.0, low - nearest, nearest - high)
-        if off > self.tolerance:
-            return (f"{JAM}: the home mark passed {off / self.steps_per_ant:.1f} ants "
-                    f"from where it should be, so the floor slipped or was pushed")
-        if nearest in self.pending:
-            self.pending.remove(nearest)
-        if self.sign > 0 and high - low <= RESYNC_WIDTH:
-            self.resync = round(nearest) - round(middle)
-        return None
+        time is mapped onto the queued steps)."""
+        return self._words(self.rule.level(active, low, high))
 
     def reached(self, steps: int) -> str | None:
-        """The floor has turned at least to ``steps``: a jam if a mark it must have passed
-        by now was never seen."""
-        if self.pending:
-            mark = self.pending[0]
-            if (steps - mark) * self.sign > self.tolerance:
-                return (f"{JAM}: the motor turned the floor past its home mark but the sensor "
-                        "never saw it, so the floor did not turn")
+        """The floor has surely turned to ``steps``."""
+        return self._words(self.rule.reached(steps))
+
+    def take_correction(self) -> int:
+        return round(self.rule.take_correction())
+
+    @property
+    def glitches(self) -> int:
+        return self.rule.glitches
+
+    def _words(self, verdict: int) -> str | None:
+        if verdict == MISPLACED:
+            return (f"{JAM}: the home mark passed {abs(self.rule.off) / self.steps_per_ant:.1f} "
+                    "ants from where it should be, so the floor slipped or was pushed")
+        if verdict == MISSED:
+            return (f"{JAM}: the motor turned the floor past its home mark but the sensor "
+                    "never saw it, so the floor did not turn")
+        if verdict == STUCK:
+            return (f"{JAM}: the home sensor kept seeing the mark while the motor turned "
+                    f"{self.rule.off / self.steps_per_ant:.1f} ants on, so the floor did not turn")
         return None
 
 
@@ -161,7 +148,8 @@ class GpioForestFloor(ForestFloor):
                  pin_factory: Any, enable_active_low: bool = True, home_active_low: bool = True,
                  stall_active_high: bool = True, pulse_width: float = 5e-6,
                  notify_every: int | None = None, jam_tolerance_ants: float = 0.5,
-                 step_timing: str = "auto", clock: Callable[[], float] = time.monotonic):
+                 home_mark_steps: int = 0, step_timing: str = "auto",
+                 clock: Callable[[], float] = time.monotonic, driver: Any = None):
         """Speeds in steps per second, acceleration in steps per second².
 
         ``step_timing``: ``auto`` queues the pulses to lgpio's transmit thread when the
@@ -172,6 +160,11 @@ class GpioForestFloor(ForestFloor):
         their output low at the mark, so the input uses the Pi's pull-up.
         ``jam_tolerance_ants``: how far from where it should be the home mark may be
         seen before the move is a jam (the mark must be narrower than this).
+        ``home_mark_steps``: the mark's width as calibration measured it (0: not yet),
+        which sizes the glitch filter: a sighting counts, and homing stops, only once
+        the sensor read active on ``mark_confirm`` steps in a row.
+        ``driver``: a ``tmc2209.Tmc2209Keeper`` (owned from here on): before each motion
+        its settings are checked and, after a driver reset, written again.
         """
         super().__init__(ants_around, steps_per_ant)
         if step_timing not in STEP_TIMINGS:
@@ -183,10 +176,10 @@ class GpioForestFloor(ForestFloor):
         self.invert_direction = bool(invert_direction)
         self.pulse_width = float(pulse_width)
         self._clock = clock
-        if not 0 < jam_tolerance_ants < self.ants_around / 2:
-            raise ValueError(f"jam_tolerance_ants must be above 0 and below half the rim "
-                             f"({self.ants_around / 2:g} ants), got {jam_tolerance_ants}")
-        self.jam_tolerance = float(jam_tolerance_ants) * self.steps_per_ant
+        self.driver = driver
+        self.jam_tolerance = check_jam_tolerance(jam_tolerance_ants, self.steps_per_ant,
+                                                 self.ants_around, home_mark_steps)
+        self.mark_confirm = confirm_steps(home_mark_steps)
         # a status for the tablet about every quarter ant, not every step
         self.notify_every = notify_every or max(1, int(self.steps_per_ant // 4))
         self._devices: list[Any] = []
@@ -199,7 +192,6 @@ class GpioForestFloor(ForestFloor):
         self.home_in = None
         if home_pin is not None:
             self.home_in = self._own(DigitalInputDevice(home_pin, pull_up=home_active_low, pin_factory=pin_factory))
-            self.home_in.when_activated = self._home_edge
         self.stall_in = None
         if stall_pin is not None:
             self.stall_in = self._own(DigitalInputDevice(
@@ -219,8 +211,8 @@ class GpioForestFloor(ForestFloor):
             self._home_device_changed = self.home_in.pin.when_changed
             self.home_in.pin.when_changed = self._home_pin_changed
         self._steps = 0                  # motor steps from home, clockwise positive
+        self._runs: list[tuple[int, int | None]] = []   # the last mark scan's active runs
         self._target_ants = 0            # where whole-ant moves aim, so rounding never drifts
-        self._home_seen = threading.Event()
         self._stalled = threading.Event()
         self._stop = threading.Event()
         self._jam: str | None = None
@@ -237,25 +229,33 @@ class GpioForestFloor(ForestFloor):
         """From the ``[forest_floor]`` section (docs/config.md names the keys); a pin of -1
         means that input is not wired. With ``tmc2209_uart`` the driver's StallGuard is set
         up first, so its DIAG (on ``stall_pin``) reports stalls."""
+        driver = None
         if section["tmc2209_uart"]:
             if section["stall_pin"] < 0:
                 raise ValueError("forest_floor.tmc2209_uart is set but stall_pin is -1: wire the "
                                  "TMC2209's DIAG to a GPIO (GPIO26) and set stall_pin = 26")
-            from .tmc2209 import set_up_stallguard
-            set_up_stallguard(section["tmc2209_uart"], address=section["tmc2209_address"],
-                              threshold=section["stall_threshold"],
-                              tcoolthrs=section["stall_tcoolthrs"])
-        return cls(section["step_pin"], section["dir_pin"], enable_pin=section["enable_pin"],
-                   home_pin=None if section["home_pin"] < 0 else section["home_pin"],
-                   stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
-                   ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
-                   top_speed=section["top_speed"], start_speed=section["start_speed"],
-                   acceleration=section["acceleration"], homing_speed=section["homing_speed"],
-                   invert_direction=section["invert_direction"],
-                   enable_active_low=section["enable_active_low"],
-                   home_active_low=section["home_active_low"],
-                   stall_active_high=section["stall_active_high"],
-                   jam_tolerance_ants=section["jam_tolerance_ants"], pin_factory=pin_factory)
+            from .tmc2209 import Tmc2209Settings, open_keeper
+            settings = Tmc2209Settings.for_floor(section)      # checked before anything is sent
+            driver = open_keeper(section["tmc2209_uart"], settings)
+            log.info("forest floor driver: %s", settings.describe())
+        try:
+            return cls(section["step_pin"], section["dir_pin"], enable_pin=section["enable_pin"],
+                       home_pin=None if section["home_pin"] < 0 else section["home_pin"],
+                       stall_pin=None if section["stall_pin"] < 0 else section["stall_pin"],
+                       ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
+                       top_speed=section["top_speed"], start_speed=section["start_speed"],
+                       acceleration=section["acceleration"], homing_speed=section["homing_speed"],
+                       invert_direction=section["invert_direction"],
+                       enable_active_low=section["enable_active_low"],
+                       home_active_low=section["home_active_low"],
+                       stall_active_high=section["stall_active_high"],
+                       jam_tolerance_ants=section["jam_tolerance_ants"],
+                       home_mark_steps=section["home_mark_steps"], pin_factory=pin_factory,
+                       driver=driver)
+        except Exception:
+            if driver is not None:
+                driver.close()
+            raise
 
     def _own(self, device: Any) -> Any:
         self._devices.append(device)
@@ -287,6 +287,8 @@ class GpioForestFloor(ForestFloor):
         self._closed = True
         for device in reversed(self._devices):
             device.close()
+        if self.driver is not None:
+            self.driver.close()
 
     def status(self) -> dict[str, Any]:
         out = super().status()
@@ -308,7 +310,15 @@ class GpioForestFloor(ForestFloor):
         return self._launch(self._move, steps, self.top_speed)
 
     def _plan_steps(self, steps: int) -> Launch:
-        return self._launch(self._move, steps, self.top_speed)
+        return self._launch(self._move, steps, self.top_speed, False)
+
+    def _plan_scan(self, steps: int) -> Launch:
+        return self._launch(self._scan, steps)
+
+    def mark_runs(self) -> list[tuple[int, int | None]]:
+        if self.home_in is None:
+            raise NotImplementedError("this forest floor has no home sensor (forest_floor.home_pin)")
+        return list(self._runs)
 
     def _plan_home(self) -> Launch:
         if self.home_in is None:
@@ -327,7 +337,11 @@ class GpioForestFloor(ForestFloor):
         result: str = "fault"
         fault: str | None = "the floor's motor thread failed: turn it by hand"
         try:
-            result, fault = motion(*args)
+            refused = self._driver_ready()
+            if refused is not None:
+                fault = refused
+            else:
+                result, fault = motion(*args)
         finally:
             if result != "done":
                 # whole-ant moves go on from where the floor really is, not the old target
@@ -338,14 +352,25 @@ class GpioForestFloor(ForestFloor):
                 self._come_to_rest(result, fault)
             self._notify()
 
+    def _driver_ready(self) -> str | None:
+        """Before a motion: a TMC2209 reset since the last one (its motor supply cycled)
+        gets its settings again; a driver that does not answer is the fault, in words."""
+        if self.driver is None:
+            return None
+        from .tmc2209 import Tmc2209Error
+        try:
+            if self.driver.ensure():
+                log.warning("the TMC2209 was reset (its motor supply cycled?): its settings "
+                            "were written again")
+        except Tmc2209Error as exc:
+            return f"{exc}; turn the floor by hand"
+        return None
+
     def _release(self) -> None:
         """Coils off: the motor idles cool and the floor turns freely by hand."""
         self.step_out.off()
         if self.enable_out is not None:
             self.enable_out.off()
-
-    def _home_edge(self) -> None:
-        self._home_seen.set()
 
     def _home_pin_changed(self, ticks: Any, state: Any) -> None:
         """The home pin's own callback (``ticks``: when the edge happened): kept for the
@@ -409,8 +434,7 @@ class GpioForestFloor(ForestFloor):
                 self._jam = watch.after_step(self._steps, bool(self.home_in.is_active))
                 if self._jam is not None:
                     return "jam"
-                if watch.resync is not None:
-                    self._steps, watch.resync = self._steps + watch.resync, None
+                self._steps += watch.take_correction()
             if (i + 1) % self.notify_every == 0:
                 self._notify()
             due = max(due + delay, last_rise + MIN_INTERVAL * delay)
@@ -507,24 +531,34 @@ class GpioForestFloor(ForestFloor):
             least, _, most = run.estimate(ticks)
             low, high = sorted((at(least) + correction, at(most) + correction))
             jam = watch.level(active, low - 1, high + 1)   # ±1: the tick against the step's edge
-            if watch.resync is not None:
-                correction, watch.resync = correction + watch.resync, None
+            correction += watch.take_correction()
             if jam is not None:
                 return jam, correction
         # (the clock's lower bound: most steps play inside one queued wave, so the queue
         # itself says little mid-move; a thread later than the grace could call a jam early)
         played = run.steps if finished else run.estimate(now - EDGE_GRACE_S)[0]
-        return watch.reached(at(played) + correction), correction
+        jam = watch.reached(at(played) + correction)
+        return jam, correction + watch.take_correction()
 
-    def _move(self, steps: int, speed: float) -> Ending:
-        if steps == 0:
-            return "done", None
-        delays = ramp_delays(abs(steps), self.start_speed, speed, self.acceleration)
-        watch = self._mark_watch(steps)
-        if self._tx is not None:
-            how = self._drive_wave(steps, delays, watch)
-        else:
-            how = self._drive(steps, delays, watch=watch)
+    def _move(self, steps: int, speed: float, watched: bool = True) -> Ending:
+        """``steps`` from here; ``watched``: checked against the home mark (a calibration
+        nudge runs on a guessed steps per ant, so it is not)."""
+        goal = self._steps + steps
+        how = "done"
+        # A clockwise sighting may re-sync the count on the way: then the floor goes on the
+        # rest of the way (a few steps, back or on) so it ends exactly at its goal.
+        for _ in range(3):
+            left = goal - self._steps
+            if left == 0:
+                break
+            delays = ramp_delays(abs(left), self.start_speed, speed, self.acceleration)
+            watch = self._mark_watch(left) if watched else None
+            if self._tx is not None:
+                how = self._drive_wave(left, delays, watch)
+            else:
+                how = self._drive(left, delays, watch=watch)
+            if how != "done" or watch is None:
+                break
         if how == "stall":
             return "fault", STALL
         if how == "jam":
@@ -537,7 +571,32 @@ class GpioForestFloor(ForestFloor):
             return None
         revolution = self.steps_per_ant * self.ants_around
         return MarkWatch(self._steps, self._steps + steps, revolution, self.jam_tolerance,
-                         bool(self.home_in.is_active), self.steps_per_ant)
+                         bool(self.home_in.is_active), self.steps_per_ant, self.mark_confirm)
+
+    def _scan(self, steps: int) -> Ending:
+        """``steps`` clockwise on the turn's own ramp, on the software loop so the sensor is
+        read before every step (the level after the one before): each run of active
+        readings noted. At speed, as in a game: a sensor that samples shows it most there."""
+        home_in = self.home_in
+        self._runs = []
+        if home_in is None or steps <= 0:
+            return "done", None
+        was = [bool(home_in.is_active)]
+
+        def sample() -> bool:
+            active = bool(home_in.is_active)
+            if active and not was[0]:
+                self._runs.append((self._steps, None))
+            elif was[0] and not active and self._runs and self._runs[-1][1] is None:
+                self._runs[-1] = (self._runs[-1][0], self._steps)
+            was[0] = active
+            return False
+        delays = ramp_delays(steps, self.start_speed, self.top_speed, self.acceleration)
+        how = self._drive(steps, delays, until=sample)
+        sample()                             # the level after the last step
+        if how == "stall":
+            return "fault", STALL
+        return how, None
 
     def _set_home_here(self) -> Ending:
         self._steps = 0
@@ -552,20 +611,34 @@ class GpioForestFloor(ForestFloor):
         speed = min(self.homing_speed, self.top_speed)
         start = min(self.start_speed, speed)
         cruise = [1.0 / speed] * limit
+        confirm = self.mark_confirm
+
+        def held(level: bool) -> Callable[[], bool]:
+            """True once the sensor read ``level`` on ``confirm`` steps in a row (sampled
+            before each step): a glitch on the wire is shorter."""
+            run = [0]
+
+            def check() -> bool:
+                run[0] = run[0] + 1 if bool(home_in.is_active) == level else 0
+                return run[0] >= confirm
+            return check
+
         # Already on the mark: back off counter-clockwise first, so home is always
         # approached from the same side and its edge is the same spot every time.
         if home_in.is_active:
-            how = self._drive(-limit, [1.0 / start] * limit, until=lambda: not home_in.is_active)
+            how = self._drive(-limit, [1.0 / start] * limit, until=held(False))
             if how == "stopped":
                 return "stopped", None
             if how == "stall":
                 return "fault", STALL
             if how == "done":
                 return "fault", HOME_STUCK
-        self._home_seen.clear()
-        how = self._drive(limit, cruise, until=lambda: self._home_seen.is_set() or home_in.is_active)
+        self._steps = 0
+        how = self._drive(limit, cruise, until=held(True))
         if how == "until":
-            self._steps = 0
+            # home is the first step the sensor saw the mark on; the floor stands on the
+            # step that confirmed it
+            self._steps = confirm - 1
             self._target_ants = 0
             self.needs_home = False
             return "done", None

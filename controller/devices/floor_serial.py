@@ -37,9 +37,10 @@ import time
 from typing import Any
 
 from ..firmware import floorproto as P
+from ..firmware.markwatch import confirm_steps
 from .base import Section
 from ..firmware.motion import Ramp
-from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor, Launch, Move
+from .forest_floor import FAULT, HOMING, IDLE, MOVING, ForestFloor, Launch, Move, check_jam_tolerance
 from .pico_link import CONNECTED, WRONG_FIRMWARE, LinkDown, LinkTimings, Pending, PicoLink
 
 log = logging.getLogger(__name__)
@@ -66,12 +67,22 @@ class SerialForestFloor(ForestFloor):
     def __init__(self, *, ants_around: int, steps_per_ant: float, top_speed: float,
                  acceleration: float, homing_speed: float, invert_direction: bool,
                  serial_port: str, timings: LinkTimings | None = None,
-                 home_on_connect: bool = False):
+                 home_on_connect: bool = False, jam_tolerance_ants: float = 0.5,
+                 home_mark_steps: int = 0):
         """Speeds in steps per second, acceleration in steps per second². ``serial_port``
         empty: find the Pico by its USB vendor id. ``timings``: the link's time limits
-        (tests shrink them). ``home_on_connect``: home at once on every connect."""
+        (tests shrink them). ``home_on_connect``: home at once on every connect.
+        ``jam_tolerance_ants`` and ``home_mark_steps`` go to the Pico's jam watch: how far
+        off the mark may be seen, and the mark's width (which sizes its glitch filter)."""
         super().__init__(ants_around, steps_per_ant)
         self.steps_per_rev = round(self.steps_per_ant * self.ants_around)
+        # whole steps for the Pico, never more than asked
+        self.jam_tolerance = int(check_jam_tolerance(jam_tolerance_ants, self.steps_per_ant,
+                                                     self.ants_around, home_mark_steps))
+        if self.jam_tolerance > 0xFFFF:
+            raise ValueError(f"forest_floor.jam_tolerance_ants = {jam_tolerance_ants:g} is "
+                             f"{self.jam_tolerance} steps; the Pico takes at most 65535")
+        self.mark_confirm = confirm_steps(home_mark_steps)
         self.top_speed = max(1, int(top_speed))
         self.acceleration = max(1, int(acceleration))
         self.home_speed = max(1, int(homing_speed))
@@ -119,14 +130,15 @@ class SerialForestFloor(ForestFloor):
         """From the ``[forest_floor]`` section; ``serial_port`` overrides the configured one
         (a simulated Pico's pseudo-terminal)."""
         if timings is None:
-            timings = LinkTimings(heartbeat_s=section["link_heartbeat_s"],
-                                  lost_after_s=section["link_lost_after_s"])
+            timings = LinkTimings.from_section(section)
         return cls(ants_around=section["ants_around"], steps_per_ant=section["steps_per_ant"],
                    top_speed=section["top_speed"], acceleration=section["acceleration"],
                    homing_speed=section["homing_speed"],
                    invert_direction=section["invert_direction"],
                    serial_port=section["serial_port"] if serial_port is None else serial_port,
-                   timings=timings, home_on_connect=section["home_on_connect"])
+                   timings=timings, home_on_connect=section["home_on_connect"],
+                   jam_tolerance_ants=section["jam_tolerance_ants"],
+                   home_mark_steps=section["home_mark_steps"])
 
     # --- the ForestFloor interface -------------------------------------------
     def stop(self) -> None:
@@ -197,6 +209,14 @@ class SerialForestFloor(ForestFloor):
                      "rtt": self.link.rtt_summary()},
         })
         return status
+
+    def mark_runs(self) -> list[tuple[int, int | None]]:
+        """Where the home sensor read active during the Pico's last move, as (rise, fall)
+        steps from home (fall None: still active at the end); for calibration."""
+        reply = self.link.request(P.MARKS, timeout=self._reply_s)
+        if reply.mtype != P.MARKS_REPLY:
+            raise RuntimeError(f"the Pico did not say where it saw the mark ({reply.error})")
+        return P.unpack_marks(reply.payload)
 
     def close(self) -> None:
         with self._lock:
@@ -462,7 +482,8 @@ class SerialForestFloor(ForestFloor):
         flags = (P.FLAG_INVERT if self.invert else 0) | (0 if watch else P.FLAG_NO_JAM_WATCH)
         reply = self.link.request(P.CONFIG, P.pack_config(
             self.steps_per_rev, self.top_speed, self.acceleration, self.home_speed,
-            2 * self.steps_per_rev, flags))
+            2 * self.steps_per_rev, flags, self.jam_tolerance, self.mark_confirm),
+            timeout=self._reply_s)
         if reply.ok:
             self._sent_watch = watch
         elif reply.error != "busy":     # busy: the Pico is still on a move; sent again before the next
@@ -537,6 +558,12 @@ class SerialForestFloor(ForestFloor):
         if self._move_from is not None:
             self._move_from += shift
 
+    @property
+    def _reply_s(self) -> float:
+        """How long a reply may take: a lost link fails the wait at once (LinkDown), so this
+        only has to outlast a slow one (the link may stay silent for lost_after_s)."""
+        return max(5.0, 2 * self.link.timings.lost_after_s)
+
     def _submit_motion(self, generation: int, mtype: int, payload: bytes = b"",
                        callback: Any = None) -> Pending | None:
         """Send a command that moves the floor, unless a stop, a give-up or the end of the
@@ -569,13 +596,17 @@ class SerialForestFloor(ForestFloor):
             if pending is None:
                 return False
             self._home_unseen = True
-            pending.wait(5.0)
+            pending.wait(self._reply_s)
         # Statuses arrive in the Pico's order, so the first one after the HOME reply
-        # that is not "homing" is the end of this homing.
-        deadline = time.monotonic() + 2.4 * self.steps_per_rev / self.home_speed + 3
+        # that is not "homing" is the end of this homing. The Pico judges how long its
+        # homing may take, on its own clock (home_not_found after 1.2 turns, or twice its
+        # plan), and a hung Pico is reset by its watchdog, which ends the link: so the
+        # host waits on the Pico's word, never on its own clock (a slow link would make
+        # that lie). The cap only guards against a firmware that never says.
+        cap = time.monotonic() + 600 + 10 * 2.4 * self.steps_per_rev / self.home_speed
         with self._changed:
             while self._pico is None or self._pico["state"] == P.HOMING:
-                left = deadline - time.monotonic()
+                left = cap - time.monotonic()
                 if left <= 0 or self.link.state != CONNECTED:
                     return False
                 self._changed.wait(min(left, 0.1))
@@ -626,4 +657,4 @@ class SerialForestFloor(ForestFloor):
         with self._lock:
             goal = round(self._goal)
         pending = self._submit_motion(generation, P.MOVE_TO, P.pack_move_to(goal))
-        return None if pending is None else pending.wait(5.0)
+        return None if pending is None else pending.wait(self._reply_s)

@@ -35,6 +35,22 @@ Launch = Callable[[], None]
 after the listeners heard "moving")."""
 
 
+def check_jam_tolerance(tolerance_ants: float, steps_per_ant: float, ants_around: int,
+                        mark_steps: int = 0) -> float:
+    """The jam watch's tolerance in steps, after checking it makes sense: above 0,
+    below half the rim, and wider than the home mark (``mark_steps``, 0: not measured),
+    whose far side a counter-clockwise move sees first. Raises ValueError naming the keys."""
+    if not 0 < tolerance_ants < ants_around / 2:
+        raise ValueError(f"jam_tolerance_ants must be above 0 and below half the rim "
+                         f"({ants_around / 2:g} ants), got {tolerance_ants}")
+    steps = tolerance_ants * steps_per_ant
+    if mark_steps >= steps:
+        raise ValueError(f"forest_floor.home_mark_steps = {mark_steps} is as wide as the jam "
+                         f"tolerance ({tolerance_ants:g} ants = {steps:g} steps): the mark must be "
+                         "narrower (a smaller magnet or flag), or raise jam_tolerance_ants")
+    return steps
+
+
 class FloorBusy(RuntimeError):
     """A move was asked for while the floor is still turning or homing."""
 
@@ -73,6 +89,16 @@ class ForestFloor(Device):
     def home(self) -> None:
         """Find the home mark; status goes homing → idle, or fault."""
         self._start_move(HOMING, {"home": True}, self._plan_home)
+
+    def mark_scan(self, steps: int) -> None:
+        """Turn ``steps`` clockwise with the home sensor watched on every step (calibration,
+        no jam verdicts); ``mark_runs()`` then says where it read active."""
+        self._start_move(MOVING, {"steps": steps}, lambda: self._plan_scan(steps))
+
+    def mark_runs(self) -> list[tuple[int, int | None]]:
+        """Where the home sensor read active during the last scan: (first step, first step
+        after) in steps from home, the second None if it still read active at the end."""
+        raise NotImplementedError("this forest floor has no home sensor to measure")
 
     def stop(self) -> None:
         """Halt at once (the tablet's big stop button)."""
@@ -132,6 +158,11 @@ class ForestFloor(Device):
     def _plan_home(self) -> Launch:
         """Plan the search for the home mark."""
         raise NotImplementedError
+
+    def _plan_scan(self, steps: int) -> Launch:
+        """Plan a scan of the home mark; a back-end whose moves note the sensor anyway (the
+        Pico's) makes it a nudge."""
+        return self._plan_steps(steps)
 
     def _check_free(self) -> None:
         """Refuse a new move while one runs (a back-end that queues moves allows it)."""

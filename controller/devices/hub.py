@@ -16,7 +16,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from ..config import Config
-from ..contracts import Effect, NoticeSink, Sink
+from ..contracts import Effect, NoticeSink, Session, Sink
 from .base import Device
 from .forest_floor import ForestFloor
 
@@ -172,7 +172,7 @@ class TurnGate:
         self.table = table
         self.floor = floor
 
-    def __call__(self, session: Any) -> None:
+    def __call__(self, session: Session) -> None:
         # a game without floor turns never waits (no trial apply on every version for it)
         if not self.table.accepts("floor_turned") or not self.table.is_legal({"type": "floor_turned"}):
             self.floor.turn_over()

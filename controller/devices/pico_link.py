@@ -10,6 +10,7 @@ from any thread and wait on the returned ``Pending``.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import random
 import select
@@ -18,12 +19,15 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import serial
 from serial.tools import list_ports
 
+from ..config import SCHEMA
 from ..firmware import floorproto as P
+
+log = logging.getLogger(__name__)
 
 PICO_VID = 0x2E8A          # Raspberry Pi (RP2040 boards running MicroPython)
 
@@ -35,8 +39,10 @@ CONNECTING, CONNECTED, RECONNECTING, WRONG_FIRMWARE, CLOSED = (
 class LinkTimings:
     """Every time limit of the link, in seconds. Tests shrink them; defaults suit a real table."""
 
-    heartbeat_s: float = 0.25        # ping when nothing else was sent for this long
-    lost_after_s: float = 1.0        # no valid frame for this long: the link is lost
+    # ping when nothing else was sent for this long; no valid frame for this long: the
+    # link is lost ([forest_floor] link_heartbeat_s and link_lost_after_s)
+    heartbeat_s: float = SCHEMA["forest_floor"]["link_heartbeat_s"].default
+    lost_after_s: float = SCHEMA["forest_floor"]["link_lost_after_s"].default
     rto_s: float = 0.05              # retransmit timeout before any round trip is measured
     rto_min_s: float = 0.01          # then srtt + 4 x rttvar (as TCP), at least this; doubles per retry
     rto_max_s: float = 0.8
@@ -45,6 +51,15 @@ class LinkTimings:
     backoff_max_s: float = 0.5
     wrong_firmware_retry_s: float = 3.0
     window: int = P.WINDOW
+
+    @classmethod
+    def from_section(cls, section: Mapping[str, Any]) -> "LinkTimings":
+        """The two limits ``[forest_floor]`` sets (``link_heartbeat_s``, ``link_lost_after_s``);
+        a hello may take as long as the link may stay silent, so a slow link (a Pico behind
+        a hub, an emulated one) that the maker gave more time gets it for hello too."""
+        lost = section["link_lost_after_s"]
+        return cls(heartbeat_s=section["link_heartbeat_s"], lost_after_s=lost,
+                   hello_timeout_s=max(cls.hello_timeout_s, lost))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> "LinkTimings":
@@ -63,7 +78,7 @@ class Reply:
 
     @property
     def ok(self) -> bool:
-        return self.mtype == P.STATUS
+        return self.mtype in (P.STATUS, P.MARKS_REPLY)
 
     @property
     def error(self) -> str | None:
@@ -71,7 +86,7 @@ class Reply:
 
     @property
     def status(self) -> dict[str, Any]:
-        return P.unpack_status(self.payload if self.ok else self.payload[1:])
+        return P.unpack_status(self.payload if self.mtype == P.STATUS else self.payload[1:])
 
 
 class Pending:
@@ -210,6 +225,12 @@ class PicoLink:
                 self._serve()
             except (serial.SerialException, OSError) as exc:
                 self._lose(f"the Pico went away ({exc.__class__.__name__}: {exc})")
+            except Exception as exc:
+                # A bug, or a frame nothing foresaw: this thread is the link, so it never
+                # ends on it; the port is reopened and the Pico greeted afresh.
+                log.exception("the Pico link hit an unexpected error; reconnecting")
+                self._lose(f"the link hit an unexpected error ({exc.__class__.__name__}); "
+                           "reconnecting")
 
     def _connect(self) -> float | None:
         """Open, say hello, check the version. None on success, else seconds to wait (0: back-off)."""
@@ -279,11 +300,11 @@ class PicoLink:
             ready, _, _ = select.select([ser.fileno()], [], [], max(0.0, min(next_send, deadline) - now))
             if ready:
                 for seq, mtype, payload in decoder.feed(ser.read(ser.in_waiting or 1)):
-                    if mtype == P.HELLO_REPLY and len(payload) >= 5:
-                        hello = P.unpack_hello_reply(payload)
-                        if hello["session"] == session:
-                            self._hello_decoder = decoder
-                            return hello
+                    # whatever passed the CRC: only a reply echoing our session counts
+                    hello = P.unpack_hello_reply(payload) if mtype == P.HELLO_REPLY else None
+                    if hello is not None and hello["session"] == session:
+                        self._hello_decoder = decoder
+                        return hello
         return None
 
     def _serve(self) -> None:
@@ -345,10 +366,15 @@ class PicoLink:
     def _on_frame(self, seq: int, mtype: int, payload: bytes) -> bool:
         now = time.monotonic()
         self._last_rx = now
-        if mtype == P.EVENT and len(payload) >= 11:
-            self._status(P.unpack_status(payload))
+        if mtype == P.EVENT:
+            if P.status_ok(payload):
+                self._status(P.unpack_status(payload))
             return True
-        if mtype not in (P.STATUS, P.ERROR) or len(payload) < (11 if mtype == P.STATUS else 12):
+        if mtype == P.MARKS_REPLY:
+            if not payload or len(payload) != 1 + 8 * payload[0]:
+                return True                 # nothing the firmware sends: a CRC passed by chance
+        elif mtype not in (P.STATUS, P.ERROR) or not P.status_ok(
+                payload if mtype == P.STATUS else payload[1:]):
             return True
         reply = Reply(mtype, payload)
         if mtype == P.ERROR and payload[0] == P.ERR_NO_SESSION:
@@ -362,7 +388,9 @@ class PicoLink:
         self._rto = self._rto_base
         # A remembered reply resent after a loss may be older than statuses we have
         # already applied; only newer ones describe the floor now.
-        if self._status_seq == 0 or 0 < P.seq_behind(seq, self._status_seq) < 128:
+        if mtype == P.MARKS_REPLY:
+            pass                            # no status in it
+        elif self._status_seq == 0 or 0 < P.seq_behind(seq, self._status_seq) < 128:
             self._status_seq = seq
             self._status(reply.status)
         pending._finish(reply=reply)

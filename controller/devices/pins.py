@@ -66,7 +66,7 @@ class PinFactoryError(RuntimeError):
     """The chosen pin factory cannot start here; the message says what to do."""
 
 
-def read_board_model(paths=MODEL_PATHS) -> str | None:
+def read_board_model(paths: tuple[Path, ...] = MODEL_PATHS) -> str | None:
     """The board's model string (e.g. "Raspberry Pi 5 Model B Rev 1.0"), or None."""
     for path in paths:
         try:
@@ -134,7 +134,7 @@ def gpio_available(name: str = "auto") -> tuple[bool, str]:
     return True, f"GPIO through {usable[0]} on {model or 'this board'}"
 
 
-def make_pin_factory(name: str):
+def make_pin_factory(name: str) -> Any:
     """A gpiozero pin factory for config name ``mock``, ``lgpio``, ``rpigpio`` or ``auto``."""
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
@@ -172,7 +172,7 @@ def lgpio_workdir() -> str:
     return os.getcwd()
 
 
-def _load_backend(backend: str):
+def _load_backend(backend: str) -> Any:
     library, module_name, class_name = _BACKENDS[backend]
     if backend == "lgpio":
         # lgpio makes a named pipe in its working directory when it loads: a service

@@ -31,7 +31,7 @@ from typing import Callable, TypedDict
 from .. import firmware as firmware_package
 from ..firmware import floorproto as P
 
-FIRMWARE_LOGIC = ("settings", "motion", "homing", "floor", "link")
+FIRMWARE_LOGIC = ("settings", "motion", "homing", "markwatch", "floor", "link")
 
 
 def find_firmware_dir() -> Path:
@@ -124,7 +124,8 @@ class SimStepper:
         self.enabled = False
         self.pulses = 0
         self.frozen = False           # True: nothing takes the pulses (a hung PIO)
-        self._seen = False            # the mark's edge came since mark_seen() last asked
+        self._counted = 0             # pulses since count_from_zero()
+        self._edges: deque[int] = deque()   # the sensor's edges, as the Pico's interrupt notes them
         self._armed = False           # homing: end the pulses on the mark's edge
         self._stopped = False
 
@@ -137,11 +138,13 @@ class SimStepper:
             before = self.physical.home_active()
             self.physical.pulse(self.forward)      # jammed: the pulse goes out, the disc stays
             self.pulses += 1
+            self._counted += 1
             self.next_due += interval / 1e6
-            if self.physical.home_active() and not before:
+            after = self.physical.home_active()
+            if after != before:
                 # the sensor's edge: the Pico's hard interrupt notes it, and stops the PIO
-                self._seen = True
-                if self._armed:
+                self._edges.append(self._counted * 2 + (1 if after else 0))
+                if after and self._armed:
                     self._armed = False
                     self._stopped = True
 
@@ -156,16 +159,20 @@ class SimStepper:
     def in_flight(self) -> int:
         return len(self.fifo)
 
+    def busy(self) -> bool:
+        return bool(self.fifo)
+
     def abort(self) -> int:
         dropped = len(self.fifo)
         self.fifo.clear()
         self._stopped = False
         return dropped
 
-    def mark_seen(self) -> bool:
-        seen = self._seen or self.physical.home_active()
-        self._seen = False
-        return seen
+    def count_from_zero(self) -> None:
+        self._counted = 0
+
+    def next_edge(self) -> int:
+        return self._edges.popleft() if self._edges else -1
 
     def stop_at_mark(self, on: bool) -> None:
         self._stopped = False
@@ -286,6 +293,18 @@ class SimPico:
         """The floor sticks: the pulses go out, the disc does not turn (the Pico's jam
         watch reports it as fault ``jam`` once a move should pass the home mark)."""
         self.physical.jammed = on
+
+    def bump(self, steps: int) -> None:
+        """The disc is knocked ``steps`` on (clockwise positive) behind the motor's back, as a
+        hand or a tree caught under the board would; the home sensor sees what passes."""
+        with self._lock:
+            one = 1 if steps > 0 else -1
+            for _ in range(abs(steps)):
+                before = self.physical.home_active()
+                self.physical.steps += one
+                after = self.physical.home_active()
+                if after != before:
+                    self.stepper._edges.append(self.stepper._counted * 2 + (1 if after else 0))
 
     def freeze_pulses(self, on: bool = True) -> None:
         """Nothing takes the step pulses (a hung PIO): the move overruns its time."""

@@ -15,6 +15,7 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game.private_view(state, seat)   # one seat's secrets (its hand, its goal)
     game.seat_actions(state, seat)   # what that seat may do, secrets included
     game.outcome(state)              # None while playing, else an ``Outcome``
+    state["told"]                    # what the last action did: the table's story (``announce``)
 
 A game subclasses :class:`Game`, lists what the rules allow now in ``actions(state)`` and
 writes one handler per action type::
@@ -29,7 +30,10 @@ The core owns everything around them: ``apply`` (the shape check, dispatch, the 
 strategy :meth:`Game.fork`, the undo policy the game declares: ``undoable``,
 ``undo_barrier``, ``undo_keeps``; the "game is over" refusal and :meth:`Game.settle`) and
 ``legal_actions`` (the game's ``actions`` while it runs, plus the undo whenever one would
-be taken), so no game builds an undo entry or guard of its own.
+be taken), so no game builds an undo entry or guard of its own; and ``state["told"]``,
+what the last action did for the game log and the tablet's "what just happened" line: the
+action, who took it (``actor``) and the events its handler announced (``announce``), told in
+the words of the game's ``log.toml`` (``controller/records.py``).
 """
 from __future__ import annotations
 
@@ -208,6 +212,16 @@ class Game:
     #: state keys whose values are replaced, never changed in place, so states may share them
     shared_keys: ClassVar[frozenset[str]] = frozenset({"rng", "undo"})
 
+    # --- secrets: what only a seat's own phone may send (docs/security.md) -------------
+    #: action types that name or depend on the acting seat's hidden information (a hand
+    #: card, a secret goal, a pencil note): they come only from that seat's own phone,
+    #: never through the table's PIN, which every player knows (its refusals alone, "Ann
+    #: has no super soda", would read a hand)
+    secret_types: ClassVar[frozenset[str]] = frozenset()
+    #: True: a seat no phone holds may enter its secret actions at the tablet, passed
+    #: round while the others look away (a Zaubercocktail lay-down); False: its phone only
+    secrets_at_the_tablet: ClassVar[bool] = False
+
     #: False when ``legal_actions`` returns a sample (too many to list): ``is_legal`` decides
     legal_actions_complete: ClassVar[bool] = True
     #: action types still accepted once the game is over (none by default)
@@ -277,6 +291,12 @@ class Game:
         """What ``seat`` may do now, secrets included (a hand card to place). By default
         the public actions naming this seat."""
         return [a for a in self.legal_actions(state) if a.get("seat") == seat]
+
+    def is_secret(self, state: State, action: Action) -> bool:
+        """True if ``action`` names or depends on its seat's hidden information, so only
+        that seat's phone may send it (``secret_types``). Decided from the action and the
+        public part of ``state`` alone: whether an action counts as secret tells nothing."""
+        return action.get("type") in self.secret_types
 
     def settle(self, state: State, kind: str) -> list[Effect] | None:
         """Advance whatever needs no decision after an action of type ``kind`` (in place)."""
@@ -360,6 +380,7 @@ class Game:
             if over is not None:
                 raise IllegalAction(f"the game is over ({over.message}); start a new one")
         new = self.fork(state)
+        told = new["told"] = {"action": dict(action), "by": self.actor(state, action), "events": []}
         handler: Handler = getattr(self, "_do_" + kind)
         effects = list(handler(new, action) or [])
         effects += self.settle(new, kind) or []
@@ -368,8 +389,21 @@ class Game:
         elif kind in self.undoable:
             snapshot = {k: v for k, v in state.items() if k != "undo"}
             new["undo"] = [*state.get("undo", ())[-(self.undo_depth - 1):],
-                           {"action": kind, "state": snapshot}]
+                           {"action": kind, "state": snapshot, "told": told}]
         return new, effects
+
+    # --- what the table is told ------------------------------------------------------
+    def announce(self, state: State, event: str, **fields: Any) -> None:
+        """Tell the table what the action being applied did, beyond the action itself ("the
+        red potion is complete: Ann wins its card", "Cleo rolled 5"): one event for the game
+        log and the tablet's "what just happened" line, in the words of the ``[events]``
+        table of the game's ``log.toml`` (``{player}`` is the ``seat`` given here, else who
+        acted; every other field is the event's own). Everyone at the table hears it: never
+        pass a secret. Called by handlers, ``settle`` and (for the first line) ``setup``."""
+        told = state.get("told")
+        if told is None:
+            told = state["told"] = {"action": None, "by": None, "events": []}
+        told["events"] = [*told["events"], {"event": event, **fields}]
 
     def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:
         """True if this action made a fact nothing earlier can be undone across. By type
@@ -423,6 +457,10 @@ class Game:
             if key in state:
                 restored[key] = state[key]
         restored["undo"] = stack[:-1]
+        # the story's last step is the undo, telling what it took back (a snapshot stored
+        # before the story was kept has no "told": the undo is then told on its own)
+        restored["told"] = {"action": {"type": "undo"}, "by": None, "events": [],
+                            "undone": stack[-1].get("told")}
         return restored, self.on_undo(state, restored, stack[-1]["action"])
 
     # --- helpers shared by engines --------------------------------------------------

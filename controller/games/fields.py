@@ -19,7 +19,7 @@ Bounds and choices may depend on the table: ``Seat`` reads the number of seats, 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, TypeGuard
 
 from ..contracts import State
 
@@ -36,12 +36,12 @@ class Wrong(Exception):
         self.reason, self.whole = reason, whole
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """A value as the sender wrote it: "red" in quotes, 3, true, null."""
     return json.dumps(value, ensure_ascii=False)
 
 
-def one_of(values: Collection[Any]) -> str:
+def one_of(values: Collection[object]) -> str:
     """ "red", "blue" or "green" as words: '"red"', '"red" or "blue"', 'one of "red", ...'."""
     said = [shown(v) for v in values]
     if len(said) <= 2:
@@ -49,7 +49,7 @@ def one_of(values: Collection[Any]) -> str:
     return "one of " + ", ".join(said)
 
 
-def whole(value: Any) -> bool:
+def whole(value: object) -> TypeGuard[int]:
     """A JSON whole number (``True`` is not 1)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -69,7 +69,7 @@ class Field:
         """What the field may hold, in words ("a whole number from 1 to 6")."""
         raise NotImplementedError
 
-    def parse(self, value: Any, state: State) -> Any:
+    def parse(self, value: object, state: State) -> Any:
         """The value to use, or ``Wrong``."""
         raise NotImplementedError
 
@@ -112,7 +112,7 @@ class Whole(Field):
             return f"a whole number of at most {self.high}"
         return "a whole number"
 
-    def parse(self, value: Any, state: State) -> int:
+    def parse(self, value: object, state: State) -> int:
         if not whole(value) or (self.low is not None and value < self.low) \
                 or (self.high is not None and value > self.high):
             raise Wrong()
@@ -125,7 +125,7 @@ class Seat(Field):
     def allowed(self, state: State) -> str:
         return f"a seat at this table, 0 to {len(state['players']) - 1}"
 
-    def parse(self, value: Any, state: State) -> int:
+    def parse(self, value: object, state: State) -> int:
         if not whole(value) or not 0 <= value < len(state["players"]):
             raise Wrong()
         return int(value)
@@ -152,7 +152,7 @@ class Choice(Field):
     def takes_null(self, state: State) -> bool:
         return None in self.values(state)
 
-    def parse(self, value: Any, state: State) -> Any:
+    def parse(self, value: object, state: State) -> Any:
         if any(type(v) is type(value) and v == value for v in self.values(state)):
             return value
         if self.noun:
@@ -166,7 +166,7 @@ class Flag(Field):
     def allowed(self, state: State) -> str:
         return "true or false"
 
-    def parse(self, value: Any, state: State) -> bool:
+    def parse(self, value: object, state: State) -> bool:
         if not isinstance(value, bool):
             raise Wrong()
         return value
@@ -182,7 +182,7 @@ class Text(Field):
     def allowed(self, state: State) -> str:
         return f"text of at most {self.longest} letters"
 
-    def parse(self, value: Any, state: State) -> str:
+    def parse(self, value: object, state: State) -> str:
         if not isinstance(value, str) or len(value) > self.longest:
             raise Wrong()
         return value
@@ -204,7 +204,7 @@ class Counts(Field):
         what = f"a number of {self.unit} per {self.noun}" if self.unit else f"how many of each {self.noun}"
         return f"{what}, e.g. {example}, each a whole number of 0 or more"
 
-    def parse(self, value: Any, state: State) -> dict[str, int]:
+    def parse(self, value: object, state: State) -> dict[str, int]:
         if not isinstance(value, dict) or not all(whole(n) and n >= 0 for n in value.values()):
             raise Wrong()
         known = self.names.values(state)
@@ -225,7 +225,7 @@ class ListOf(Field):
     def allowed(self, state: State) -> str:
         return f"a list{' without repeats' if self.distinct else ''}, each {self.item.allowed(state)}"
 
-    def parse(self, value: Any, state: State) -> list[Any]:
+    def parse(self, value: object, state: State) -> list[Any]:
         if not isinstance(value, list):
             raise Wrong()
         out = [self.item.parse(v, state) for v in value]

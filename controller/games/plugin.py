@@ -12,9 +12,12 @@ import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from flask import Blueprint
+
     from .base import Game
 
 
@@ -84,16 +87,17 @@ class Plugin:
             return self.engine_class()
         raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
 
-    def load_blueprint(self) -> Any | None:
+    def load_blueprint(self) -> Blueprint | None:
         """The plug-in's Flask blueprint, or None (imported only by the web side)."""
         if self.blueprint is None:
             return None
         module, attr = self.blueprint.split(":")
         return getattr(importlib.import_module(f"{self.package}.{module}"), attr)
 
-    def static_dir(self) -> Any:
-        """The folder of the game's tablet files (``tablet.js``, ``tablet.css``, ...)."""
-        return resources.files(self.package).joinpath("static")
+    def static_dir(self) -> Path:
+        """The folder of the game's tablet files (``tablet.js``, ``tablet.css``, ...): a
+        folder on disk (the web side serves and hashes files from it)."""
+        return Path(str(resources.files(self.package).joinpath("static")))
 
     def has_phone(self) -> bool:
         """True if the game draws a phone page of its own (``static/phone.js``)."""

@@ -14,21 +14,27 @@ from .. import __version__
 from ..store import Store
 
 
-WITHHELD = ("the game is still being played, and its log can hold what a player must not "
-            "see yet (hidden cards, secret recipes): it comes once the game is over")
+WITHHELD = ("the game is still being played, and its log and seed can hold what a player must "
+            "not see yet (hidden cards, secret recipes: the seed deals them all): they come once "
+            "the game is over and another has started")
+#: statuses of the game on the table: "finished" too, since an undo can take its end back
+RUNNING = ("playing", "finished")
 
 
 def iter_export(store: Store, *, withhold_running: bool = False) -> Iterator[str]:
     """The export document in pieces (a game's head, then up to 500 of its actions per
     piece): every game, newest first, with its whole action log.
 
-    ``withhold_running``: leave out the log of a game still being played (the tablet's
-    download: whoever knows the table PIN may take it, players included).
+    ``withhold_running``: leave out the log and the seed of the game on the table (the
+    tablet's download: whoever knows the table PIN may take it, players included; the seed
+    alone would deal every hidden card again, issue 22).
     """
     yield '{"potionpi": %s, "games": [' % json.dumps(__version__)
     for n, game in enumerate(store.iter_games(newest_first=True)):
+        if withhold_running and game["status"] in RUNNING:
+            game = {**game, "seed": None}
         head = json.dumps(game)[:-1]
-        if withhold_running and game["status"] == "playing":
+        if withhold_running and game["status"] in RUNNING:
             yield (("," if n else "") + "\n" + head + ', "actions": null, "actions_withheld": '
                    + json.dumps(WITHHELD) + "}")
             continue

@@ -22,14 +22,13 @@ import hashlib
 import ipaddress
 import json
 import os
-import plistlib
 import ssl
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..secrets_store import _write_private as write_private
+from ..secrets_store import write_private
 from . import discovery
 
 TLS_DIR = "tls"
@@ -284,6 +283,8 @@ def server_context(data_dir: Path) -> ssl.SSLContext:
 def mobileconfig(data_dir: Path) -> bytes:
     """An iOS/iPadOS configuration profile that installs the table CA (unsigned: iOS says
     "Not Verified"; the fingerprint on the /secure page is how to check it)."""
+    import plistlib      # only for an iPad's profile: not at every start
+
     der = ca_der(data_dir)
     fp = fingerprint(der).replace(":", "")
     host = discovery.host_name()

@@ -55,9 +55,12 @@ class TableCheck:
     def __init__(self, config: Config, *, sim: bool, sim_fault: str | None = None,
                  pico_port: str | None = None, wait_s: float = 15.0,
                  prompt: Callable[[str], None] = print, only: list[str] | None = None,
-                 on_result: Callable[[Result], None] | None = None):
+                 on_result: Callable[[Result], None] | None = None,
+                 ask: Callable[[str], str] | None = None):
         """``on_result`` hears of each result as it comes (the console prints it before
-        asking for the next part)."""
+        asking for the next part). ``ask`` puts a yes/no question to the person (the
+        floor turns only after a yes); None: nobody can answer, so a real floor is not
+        turned and its homing check is skipped."""
         self.config = config
         self.sim = sim
         self.sim_fault = sim_fault
@@ -66,6 +69,9 @@ class TableCheck:
         self.prompt = prompt
         self.only = set(only or PARTS)
         self.on_result = on_result
+        self.ask = ask
+        # the host's net under a homing that ends by itself (see _home); tests shorten it
+        self.homing_limit: Callable[[float], float] = lambda planned: 10 * planned + 30
         self.results: list[Result] = []
         self._closers: list[Any] = []
         self.factory: Any = None
@@ -289,6 +295,11 @@ class TableCheck:
             self.add("colour sensor", FAIL, f"{name} does not give a reading: {exc}",
                      "check its wiring and power")
             return
+        if sensor.saturated((r, g, b, c)):
+            self.add("colour sensor", FAIL, f"{name} reads at full scale (r={r} g={g} b={b} "
+                     f"clear={c}, full scale {sensor.saturation:g}): dazzled, it names no colour",
+                     sensor.fix_saturation + ", or shade the sensor from room light")
+            return
         self.add("colour sensor", PASS, f"{name}, reading r={r} g={g} b={b} clear={c}")
 
     # --- the forest floor -------------------------------------------------------
@@ -325,11 +336,17 @@ class TableCheck:
         else:
             self.add("floor homing", SKIP, "the master turns the forest floor by hand")
 
+    def _link_timings(self) -> Any:
+        """The link's limits from ``[forest_floor]``: a slow link the maker gave more time
+        (link_lost_after_s) gets it here too."""
+        from ..devices.pico_link import LinkTimings
+        return LinkTimings.from_section(self.config["forest_floor"])
+
     def _check_pico(self, port: str | None) -> bool:
         from ..firmware_tools import check as pico_check, firmware_version
 
         out = io.StringIO()
-        code = pico_check(port, out, pings=5)
+        code = pico_check(port, out, pings=5, timings=self._link_timings())
         lines = [line.strip() for line in out.getvalue().splitlines() if line.strip()]
         if code == 1:
             detail = lines[0].removeprefix("forest floor: ") if lines else "no answer"
@@ -356,9 +373,12 @@ class TableCheck:
 
     def _check_homing_serial(self, port: str | None) -> None:
         from ..devices.floor_serial import SerialForestFloor
-        floor = SerialForestFloor.from_config(self.config["forest_floor"], serial_port=port or "")
+        timings = self._link_timings()
+        floor = SerialForestFloor.from_config(self.config["forest_floor"], serial_port=port or "",
+                                              timings=timings)
         self._closers.append(floor)
-        if not floor.link.wait_connected(5.0):
+        # as long as a few hellos take on this link (its own limits, not a guess)
+        if not floor.link.wait_connected(3 * (timings.hello_timeout_s + timings.backoff_max_s) + 2):
             self.add("floor homing", FAIL, floor.link.message, "see the Pico line above")
             return
         # the serial floor does not home on connecting (home_on_connect = false): ask it
@@ -377,27 +397,58 @@ class TableCheck:
                      "check the forest_floor pins in the config")
             return
         self._closers.append(floor)
+        if floor.driver is not None:
+            self.add("TMC2209", PASS, floor.driver.settings.describe())
         self._home(floor)
 
+    def _may_turn(self, seconds: float) -> bool:
+        """Ask before the floor turns (the grip and beam checks wait for a person too; this
+        one moves something): True only after a yes. Simulated floors turn unasked."""
+        if self.sim:
+            return True
+        if self.ask is None:
+            self.add("floor homing", SKIP, "not turned: nobody here to say it may turn",
+                     "run `potionpi check` in a terminal and answer, or add --yes")
+            return False
+        answer = self.ask(f"The forest floor turns now to find its home mark (up to 1.2 turns, "
+                          f"about {seconds:.0f} s): hands off the board. Turn it? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            self.add("floor homing", SKIP, "not turned: you said no")
+            return False
+        return True
+
     def _home(self, floor: Any) -> None:
-        ants = self.config["forest_floor"]["ants_around"]
-        speed = self.config["forest_floor"]["homing_speed"]
+        section = self.config["forest_floor"]
         # one and a fifth turns at homing speed is the longest a homing may take
-        limit = 1.2 * ants * self.config["forest_floor"]["steps_per_ant"] / speed + 5
+        planned = 1.2 * section["ants_around"] * section["steps_per_ant"] / section["homing_speed"]
+        if not self._may_turn(planned):
+            return
+        # The homing ends by itself: the Pico gives up after 1.2 turns on its own clock (a
+        # slow link only delays its word, and a lost link ends this wait), the GPIO floor
+        # after 1.2 turns of steps. So the host's own limit is only a net, far above both.
+        limit = self.homing_limit(planned)
         floor.home()
-        deadline = time.monotonic() + limit
+        started = time.monotonic()
         while True:
             status = floor.status()
             # the serial back-end says "homed"; the others finish a "home" move
             homed = status["homed"] if "homed" in status else \
                 (status["last_move"] or {}).get("result") == "done"
-            if (status["state"] == "idle" and homed) or status["state"] == "fault" \
-                    or time.monotonic() > deadline:
+            if (status["state"] == "idle" and homed) or status["state"] in ("fault", "idle"):
                 break
+            if time.monotonic() - started > limit:
+                floor.stop()
+                self.add("floor homing", FAIL,
+                         f"the floor was still {status['state']} after {limit:.0f} s (1.2 turns at "
+                         f"{section['homing_speed']:g} steps/s take about {planned:.0f} s), so it "
+                         "was stopped", "check that the motor turns at all: the driver's motor "
+                         "supply, its EN wire and its current limit")
+                return
             time.sleep(0.05)
         if status["state"] == "idle" and homed and not status["fault"]:
             self.add("floor homing", PASS, "the floor found its home mark")
         else:
-            self.add("floor homing", FAIL, status["fault"] or f"homing ended {status['state']}",
+            self.add("floor homing", FAIL, status["fault"] or "the floor stopped before it "
+                     "found its home mark",
                      "check the home sensor (forest_floor.home_pin, or the one on the Pico: "
                      "docs/forest-floor.md) and that the floor turns freely")

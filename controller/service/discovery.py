@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import errno
 import io
+import os
 import socket
 from html import escape
+from pathlib import Path
 
 SERVICE_NAME = "potionpi"
 AVAHI_FILE = "/etc/avahi/services/potionpi.service"
+#: the console's QR code, kept in the data folder (``terminal_qr``)
+QR_FILE = "console-qr.txt"
+QR_DRAWING = "segno error=m compact border=2"     # how it is drawn: a change draws it again
 
 
 def lan_address() -> str | None:
@@ -84,6 +89,23 @@ def port_taken(host: str, port: int) -> bool:
     return False
 
 
+def page_answers(host: str, port: int, timeout: float) -> bool:
+    """Does the tablet page answer ``GET /healthz`` with 200 within ``timeout``? (The
+    watchdog's health check, and the Pi's screen's "starting..." until it does.)"""
+    import http.client
+
+    host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    try:
+        conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        try:
+            conn.request("GET", "/healthz")
+            return conn.getresponse().status == 200
+        finally:
+            conn.close()
+    except OSError:
+        return False
+
+
 def http_url(host: str, port: int) -> str:
     return f"http://{host}/" if port == 80 else f"http://{host}:{port}/"
 
@@ -106,13 +128,34 @@ def join_url(host: str, port: int) -> str:
     return table_urls(host, port)[0]
 
 
-def terminal_qr(url: str) -> str:
-    """``url`` as a QR code drawn with block characters, for the console and the journal."""
+def terminal_qr(url: str, keep: Path | None = None) -> str:
+    """``url`` as a QR code drawn with block characters, for the console and the journal.
+
+    With ``keep`` (a file in the data folder) the drawing is kept there under its address
+    and drawn again only when the address changed: a start then loads no QR library
+    (segno and what it imports are ~1.2 MiB of an idle daemon on a Pi Zero, for the rest
+    of the evening). A file that cannot be read or written only means drawing it."""
+    key = f"{QR_DRAWING} {url}"
+    if keep is not None:
+        try:
+            first, _, drawn = keep.read_text(encoding="utf-8").partition("\n")
+            if first == key and drawn:
+                return drawn
+        except (OSError, UnicodeError):
+            pass
     import segno      # only when drawn: the daemon stays small on a Pi Zero
 
     out = io.StringIO()
     segno.make(url, error="m").terminal(out=out, compact=True, border=2)
-    return out.getvalue()
+    drawn = out.getvalue()
+    if keep is not None:
+        tmp = keep.with_name(keep.name + ".tmp")
+        try:
+            tmp.write_text(f"{key}\n{drawn}", encoding="utf-8")
+            os.replace(tmp, keep)
+        except OSError:
+            pass
+    return drawn
 
 
 def svg_qr(url: str) -> str:

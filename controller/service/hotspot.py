@@ -10,17 +10,30 @@ import shlex
 import subprocess
 from typing import IO
 
-from ..config import UsageError
+from ..cli import UsageError
+from ..config import SCHEMA
 
 CONNECTION = "potionpi-hotspot"
 ADDRESS = "10.42.0.1"      # NetworkManager's default for a shared connection
 
 
+def ssid_problem(ssid: str) -> str | None:
+    """Why ``ssid`` cannot name a Wi-Fi, or None (also for the image's first-boot file)."""
+    return None if 1 <= len(ssid.encode()) <= 32 else "use 1 to 32 characters"
+
+
+def password_problem(password: str) -> str | None:
+    """Why ``password`` cannot be a WPA2 passphrase, or None."""
+    if 8 <= len(password) <= 63 and password.isascii() and password.isprintable():
+        return None
+    return "WPA2 needs 8 to 63 plain (ASCII) characters"
+
+
 def check(ssid: str, password: str) -> None:
-    if not 1 <= len(ssid.encode()) <= 32:
-        raise UsageError(f"--ssid {ssid!r} is not allowed; use 1 to 32 characters")
-    if not 8 <= len(password) <= 63 or not password.isascii():
-        raise UsageError("--password is not allowed; WPA2 needs 8 to 63 plain (ASCII) characters")
+    if (problem := ssid_problem(ssid)) is not None:
+        raise UsageError(f"--ssid {ssid!r} is not allowed; {problem}")
+    if (problem := password_problem(password)) is not None:
+        raise UsageError(f"--password is not allowed; {problem}")
 
 
 def on_commands(ssid: str, password: str, interface: str = "wlan0",
@@ -47,7 +60,8 @@ def off_commands() -> list[list[str]]:
     return [["nmcli", "connection", "delete", CONNECTION]]
 
 
-def run(commands: list[list[str]], out: IO[str], *, dry_run: bool, port: int = 8080) -> int:
+def run(commands: list[list[str]], out: IO[str], *, dry_run: bool,
+        port: int = SCHEMA["web"]["port"].default) -> int:
     """Print (``dry_run``) or run the commands; the first may fail (no old hotspot)."""
     for i, cmd in enumerate(commands):
         shown = shlex.join(cmd)

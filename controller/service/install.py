@@ -29,8 +29,9 @@ from typing import IO, Callable
 import tomlkit
 
 from .. import __version__
-from ..config import UsageError, default_file
-from .discovery import AVAHI_FILE, avahi_service
+from ..cli import UsageError
+from ..config import SCHEMA, Config, default_file
+from .discovery import AVAHI_FILE, SERVICE_NAME, avahi_service
 
 UNIT_NAME = "potionpi.service"
 UNIT_FILE = f"/etc/systemd/system/{UNIT_NAME}"
@@ -42,7 +43,7 @@ FLOOR_LINK = "/dev/potionpi-floor"
 PICO_USB = ("2e8a", "0005")          # Raspberry Pi's vendor id, MicroPython's product id
 GROUPS = ("gpio", "i2c", "dialout")  # GPIO chip, colour sensor's I2C bus, the Pico's port
 WATCHDOG_SEC = 30
-DEFAULT_PORT = 8080
+DEFAULT_PORT: int = SCHEMA["web"]["port"].default
 
 Run = Callable[[list[str]], int]
 
@@ -59,11 +60,13 @@ class Setup:
     groups: list[str] = field(default_factory=list)   # the GROUPS this system has
     config_from: Path | None = None   # an existing config to copy to /etc/potionpi.toml
     config_port: int | None = None    # web.port of the config the service will read
+    uart: str = ""                    # forest_floor.tmc2209_uart of that config ("" : none)
+    name: str = SERVICE_NAME          # the table's name in the mDNS advert
     https_port: int | None = None     # the HTTPS port the service will serve (a certificate is there)
 
     @property
     def listen_port(self) -> int:
-        """The port the tablets use: --port, else the config's, else 8080 (for the mDNS
+        """The port the tablets use: --port, else the config's, else the default (for the mDNS
         advert and the login banner, which must name the port the service listens on)."""
         return self.port or self.config_port or DEFAULT_PORT
 
@@ -91,7 +94,21 @@ class Setup:
         return cls(user=name, group=grp.getgrgid(entry.pw_gid).gr_name, home=Path(entry.pw_dir),
                    exe=potionpi_command(), port=port, groups=existing_groups(),
                    config_from=source, config_port=configured_port(source),
-                   https_port=secure_port(source))
+                   uart=configured_uart(source), https_port=secure_port(source))
+
+
+def _service_config(source: Path | None, root: Path) -> Config | None:
+    """The config the service will read: the one copied in, else the existing
+    /etc/potionpi.toml (a bad one is reported by `potionpi config --check`, not here)."""
+    from ..config import ConfigError
+
+    path = source or root / CONFIG_FILE.lstrip("/")
+    if source is None and not path.exists():
+        return None
+    try:
+        return Config.load(path)
+    except ConfigError:
+        return None
 
 
 def configured_port(source: Path | None, root: Path = Path("/"), key: str = "port") -> int | None:
@@ -109,6 +126,16 @@ def configured_port(source: Path | None, root: Path = Path("/"), key: str = "por
         return None
 
 
+def configured_uart(source: Path | None, root: Path = Path("/")) -> str:
+    """forest_floor.tmc2209_uart of the config the service will read, when its GPIO floor
+    drives a TMC2209 over it ("" otherwise): the unit then allows that serial device."""
+    config = _service_config(source, root)
+    if config is None:
+        return ""
+    floor = config["forest_floor"]
+    return floor["tmc2209_uart"] if floor["backend"] == "gpio" else ""
+
+
 def secure_port(source: Path | None, root: Path = Path("/")) -> int | None:
     """The HTTPS port the service will serve, once `potionpi tls` made the table's
     certificate in the service's data dir (docs/https.md); None before that, or when off."""
@@ -117,6 +144,7 @@ def secure_port(source: Path | None, root: Path = Path("/")) -> int | None:
     if not certs.ready(root / DATA_DIR.lstrip("/")):
         return None
     return configured_port(source, root, "https_port") or None
+
 
 
 def potionpi_command() -> list[str]:
@@ -217,6 +245,13 @@ def unit_text(setup: Setup) -> str:
         "DeviceAllow=char-ttyACM rw",
         "DeviceAllow=char-i2c rw",
         "DeviceAllow=/dev/gpiomem rw",
+    ]
+    if setup.uart:
+        from ..devices.uart import device_classes
+        lines.append(f"# the TMC2209's UART (forest_floor.tmc2209_uart = {setup.uart}); "
+                     "install again if it changes")
+        lines += [f"DeviceAllow={c} rw" for c in device_classes(setup.uart)]
+    lines += [
         "ProtectKernelTunables=yes",
         "ProtectKernelModules=yes",
         "ProtectKernelLogs=yes",
@@ -295,7 +330,7 @@ def planned_files(setup: Setup) -> list[File]:
     return [
         File(UNIT_FILE, unit_text(setup)),
         File(UDEV_FILE, udev_rule()),
-        File(AVAHI_FILE, avahi_service(setup.listen_port)),
+        File(AVAHI_FILE, avahi_service(setup.listen_port, setup.name)),
         File(ISSUE_FILE, issue_text(setup.listen_port)),
         # the config may hold the table PIN: readable by the table's user only
         File(CONFIG_FILE, config_text(setup), mode=0o640, group=setup.group, keep=True),
@@ -315,8 +350,9 @@ def _run(cmd: list[str]) -> int:
 
 
 def install(setup: Setup, out: IO[str], *, root: Path = Path("/"), dry_run: bool = False,
-            run: Run = _run) -> int:
-    """Write every file (or print it, ``dry_run``), then enable and start the service."""
+            run: Run = _run, start: bool = True) -> int:
+    """Write every file (or print it, ``dry_run``), then enable and start the service
+    (``start=False``: enable it only, for the next boot: an SD-card image being built)."""
     system = root == Path("/")
     if not dry_run and system and os.geteuid() != 0:
         raise UsageError("installing needs root: run `sudo .venv/bin/potionpi install`")
@@ -360,11 +396,20 @@ def install(setup: Setup, out: IO[str], *, root: Path = Path("/"), dry_run: bool
     if missing:
         out.write(f"note: this system has no group {', '.join(missing)}; the service runs "
                   "without it (a Raspberry Pi OS system has all three)\n")
+    if setup.uart:
+        from ..devices.uart import uart_problem
+        problem = uart_problem(setup.uart)
+        if problem:
+            out.write(f"warning: {problem}\n")
     commands = [["udevadm", "control", "--reload-rules"],
                 ["udevadm", "trigger", "--subsystem-match=tty"],
                 ["systemctl", "daemon-reload"],
                 ["systemctl", "enable", UNIT_NAME],
                 ["systemctl", "restart", UNIT_NAME]]
+    if not start:         # nothing runs yet (a chroot): the unit is enabled for the first boot
+        return _commands([["systemctl", "enable", UNIT_NAME]], out, dry_run=dry_run,
+                         system=system, run=run,
+                         after="the table starts at the next boot, and at every boot after it")
     return _commands(commands, out, dry_run=dry_run, system=system, run=run,
                      after=f"the table starts now and at every boot; `journalctl -u potionpi -f` "
                            f"shows it, the tablet opens http://<this Pi>:{setup.listen_port}/ or "

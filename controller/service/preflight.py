@@ -94,8 +94,7 @@ def _gpio_plan(config: Config) -> Plan:
     if not pins.GPIOCHIP.exists() and not (usable[0] == "rpigpio" and model):
         raise MissingHardware(
             f"gpio.pin_factory = \"{name}\" in {source} needs the GPIO chip {pins.GPIOCHIP}, "
-            "which this machine does not have (is it a Raspberry Pi?): set pin_factory = "
-            f"\"auto\" or {SIM_HINT}")
+            f"which this machine does not have: {_no_chip_fix(model)}")
     chip = pins.GPIOCHIP
     if chip.exists() and not os.access(chip, os.R_OK | os.W_OK):
         raise MissingHardware(
@@ -103,6 +102,17 @@ def _gpio_plan(config: Config) -> Plan:
             f"with `sudo usermod -aG gpio {_user()}` and log in again (the service gets the "
             "group from its unit)")
     return Plan(False, f"real devices through {usable[0]} on {model or 'this board'}")
+
+
+def _no_chip_fix(model: str | None) -> str:
+    """What to do about a missing GPIO chip; never the setting that is already there."""
+    is_pi = bool(pins.choose_backends(model, None))
+    if is_pi:
+        # `auto` already chose this board's library; the kernel is what lacks the chip
+        return (f"this {model} shows no GPIO chip, so its kernel has no GPIO driver (or this "
+                f"runs in a container without /dev/gpiochip*): boot the Pi's own kernel, or {SIM_HINT}")
+    # only an explicit library gets here off a Pi: "auto" simulates where there is none
+    return f"is it a Raspberry Pi? Set pin_factory = \"auto\" (simulated devices off a Pi), or {SIM_HINT}"
 
 
 def check_serial_floor(config: Config) -> str:

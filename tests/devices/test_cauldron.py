@@ -196,34 +196,52 @@ def test_beam_stuck_dark_for_2s_is_one_fault_and_no_drop(rig):
     assert rig.table.drops() == [{"type": "drop"}]
 
 
+def real_time_cauldron(rig, **kwargs):
+    """A cauldron whose clock and edge ticks are real time plus what the test adds: the
+    watchdog judges a dark beam by its edge's own time, so that time must pass too."""
+    clock = SimClock(real=True)
+    factory = ClockedMockFactory(clock)
+    cauldron = Cauldron(A, B, BEAM, pin_factory=factory, sink=rig.table.sink,
+                        on_notice=rig.table.notices.append, clock=clock,
+                        **{**SETTINGS, **kwargs})
+    return cauldron, clock, factory.pin(BEAM), factory
+
+
 def test_stuck_beam_is_reported_while_still_dark_and_only_once(rig):
-    clock = SimClock(real=True)  # the watchdog needs time to pass by itself
-    cauldron = rig.make(clock=clock, stuck_s=0.3)
-    drive(rig.beam, 0)
-    assert rig.table.fault_seen.wait(timeout=10), "no sensor fault while the beam stayed dark"
-    assert cauldron.status()["fault"] is not None
-    assert cauldron.status()["beam"] == "dark"
-    drive(rig.beam, 1)
-    cauldron.flush()
-    assert len(rig.table.faults()) == 1
-    assert rig.table.drops() == []
-    assert cauldron.status()["fault"] is None
-    assert "beam_ok" in rig.table.kinds()
-    drive(rig.beam, 0)
-    rig.clock.advance(0.004)               # the edges' clock
-    drive(rig.beam, 1)
-    cauldron.flush()
-    assert rig.table.drops() == [{"type": "drop"}]
+    cauldron, clock, beam, factory = real_time_cauldron(rig, stuck_s=0.3)
+    try:
+        drive(beam, 0)
+        assert rig.table.fault_seen.wait(timeout=10), "no sensor fault while the beam stayed dark"
+        assert cauldron.status()["fault"] is not None
+        assert cauldron.status()["beam"] == "dark"
+        drive(beam, 1)
+        cauldron.flush()
+        assert len(rig.table.faults()) == 1
+        assert rig.table.drops() == []
+        assert cauldron.status()["fault"] is None
+        assert "beam_ok" in rig.table.kinds()
+        drive(beam, 0)
+        clock.advance(0.004)               # the edges' clock
+        drive(beam, 1)
+        cauldron.flush()
+        assert rig.table.drops() == [{"type": "drop"}]
+    finally:
+        cauldron.close()
+        factory.close()
 
 
 def test_beam_stuck_dark_for_2_real_seconds_at_the_default_limit(rig):
-    cauldron = rig.make(clock=time.monotonic)
-    drive(rig.beam, 0)
-    time.sleep(2.0)
-    drive(rig.beam, 1)
-    cauldron.flush()
-    assert rig.table.drops() == []
-    assert len(rig.table.faults()) == 1
+    cauldron, clock, beam, factory = real_time_cauldron(rig)
+    try:
+        drive(beam, 0)
+        assert rig.table.fault_seen.wait(timeout=10)
+        drive(beam, 1)
+        cauldron.flush()
+        assert rig.table.drops() == []
+        assert len(rig.table.faults()) == 1
+    finally:
+        cauldron.close()
+        factory.close()
 
 
 def test_beam_that_is_dark_when_high(rig):
@@ -480,3 +498,84 @@ def test_from_config_beam_active_high(rig):
         assert rig.table.drops() == [{"type": "drop"}]
     finally:
         cauldron.close()
+
+
+# --- lost edges, and the watchdog on edge times (issue 25) ------------------------------------
+class HeldCallbacks:
+    """Stands between the beam pin and the cauldron as lgpio's callback thread does: hands
+    the dark edge on at once and holds the light one back until ``release()``, with the
+    edge's own tick (a thread held up, or an event that never comes)."""
+
+    def __init__(self, pin):
+        self.deliver = pin.when_changed          # the cauldron's own pin callback
+        self.held: list[tuple[float, bool]] = []
+        self._relay = self._on_edge
+        pin.when_changed = self._relay           # gpiozero holds callbacks weakly: keep it
+
+    def _on_edge(self, ticks, state):
+        if state:
+            self.held.append((ticks, state))     # light: late
+        else:
+            self.deliver(ticks, state)
+
+    def release(self):
+        for ticks, state in self.held:
+            self.deliver(ticks, state)
+        self.held.clear()
+
+
+def wait_until(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "not within the deadline"
+        time.sleep(0.01)
+
+
+def test_a_callback_thread_held_up_past_the_stuck_limit_still_counts_the_drop(rig):
+    cauldron, clock, beam, factory = real_time_cauldron(rig, stuck_s=0.3)
+    held = HeldCallbacks(beam)
+    try:
+        drive(beam, 0)
+        clock.advance(0.004)
+        drive(beam, 1)                           # the ball has passed; its light edge waits
+        wait_until(lambda: cauldron.watchdog_looks >= 1)   # the watchdog looked: beam clear
+        assert rig.table.faults() == [] and cauldron.status()["fault"] is None
+        held.release()                           # the thread catches up, well past 0.3 s
+        cauldron.flush()
+        assert rig.table.drops() == [{"type": "drop"}] and rig.table.faults() == []
+    finally:
+        cauldron.close()
+        factory.close()
+
+
+def test_a_light_edge_that_never_comes_is_a_lost_edge_not_a_stuck_beam(rig):
+    cauldron, clock, beam, factory = real_time_cauldron(rig, stuck_s=0.3)
+    HeldCallbacks(beam)                          # never released: the event was lost
+    try:
+        drive(beam, 0)
+        clock.advance(0.004)
+        drive(beam, 1)
+        wait_until(lambda: cauldron.status()["edges_lost"] == 1)
+        cauldron.flush()
+        assert rig.table.faults() == [] and cauldron.status()["beam"] == "clear"
+        lost = [n for n in rig.table.notices if n["kind"] == "sensor"]
+        assert len(lost) == 1 and "may not have been counted" in lost[0]["message"]
+    finally:
+        cauldron.close()
+        factory.close()
+
+
+def test_an_impossible_sequence_of_levels_is_a_lost_edge(rig):
+    cauldron = rig.make()
+    callback = rig.beam.when_changed             # the levels as the pin factory hands them over
+    callback(rig.clock(), False)                 # dark
+    rig.clock.advance(0.004)
+    callback(rig.clock(), False)                 # dark again: the light edge between was lost
+    rig.clock.advance(0.004)
+    callback(rig.clock(), True)                  # light: the second ball, 4 ms
+    rig.clock.advance(1.5)
+    callback(rig.clock(), True)                  # light again: a dark edge was lost
+    cauldron.flush()
+    assert cauldron.status()["edges_lost"] == 2
+    assert rig.table.drops() == [{"type": "drop"}]           # the ball that was timed
+    assert [n["kind"] for n in rig.table.notices].count("sensor") == 2

@@ -333,3 +333,72 @@ def test_learned_colours_as_toml_are_accepted_by_the_config(tmp_path):
     config_file = tmp_path / "potionpi.toml"
     config_file.write_text(text)
     assert Config.load(config_file)["cauldron"]["colours"] == learned
+
+
+# --- a dazzled sensor: a reading at full scale is no colour (issue 25) -----------------------
+def test_full_scale_is_1024_counts_a_cycle_and_three_quarters_of_it_below_150_ms():
+    from controller.devices.colour_sensor import full_scale
+    assert full_scale(10) == 10240 * 0.75          # 24 ms: room-light ripple saturates it first
+    assert full_scale(64) == 65535                  # 153.6 ms: the 16-bit count's own limit
+    assert full_scale(256) == 65535
+
+
+def test_a_bright_orange_cut_off_at_full_scale_would_read_yellow_so_it_reads_nothing():
+    sensor = SimulatedColourSensor(seed=3, brightness=30000, counts=10240)   # 24 ms, gain too high
+    sensor.present("orange")
+    reading = sensor.read_rgbc()
+    assert reading[0] == 10240                      # red cut off: its share too small
+    assert sensor.classifier.classify(reading) == "yellow"     # what it used to name
+    assert sensor.colour_of_drop() is None and sensor.last_saturated
+    dim = SimulatedColourSensor(seed=3, brightness=3000, counts=10240)
+    dim.present("orange")
+    assert dim.colour_of_drop() == "orange" and not dim.last_saturated
+
+
+def test_a_tcs34725_at_full_scale_names_no_colour_and_says_which_setting_to_lower():
+    bus = FakeTCS34725Bus(rgbc=(7700, 4000, 1600, 10240))      # red past 75 % of 10240
+    sensor = TCS34725(bus, settle_s=0, gain=16, classifier=ColourClassifier(TYPICAL_SHARES))
+    assert sensor.saturation == 7680
+    assert sensor.colour_of_drop() is None and sensor.saturated_readings == 1
+    assert sensor.fix_saturation == ("lower colour_gain (now 16; try 4) or colour_integration_ms "
+                                     "(now 24; try 12) in [cauldron]")
+
+
+def test_a_dazzled_drop_reaches_the_game_without_a_colour_and_the_tablet_hears_why_once():
+    clock = SimClock(real=False)
+    factory = ClockedMockFactory(clock)
+    sensor = SimulatedColourSensor(seed=1, brightness=30000, counts=10240)
+    actions, notices = [], []
+    cauldron = Cauldron.from_config(section("cauldron"), pin_factory=factory, clock=clock,
+                                    colour_sensor=sensor, sink=actions.append,
+                                    on_notice=notices.append)
+    beam = factory.pin(22)
+
+    def drop(colour, brightness):
+        sensor.brightness = brightness
+        sensor.present(colour)
+        beam.drive_low()
+        clock.advance(0.004)
+        beam.drive_high()
+        cauldron.flush()
+
+    try:
+        drop("orange", 30000)
+        drop("orange", 30000)
+        drop("red", 1000)
+        drop("yellow", 40000)
+    finally:
+        cauldron.close()
+    assert actions == [{"type": "drop"}, {"type": "drop"}, {"type": "drop", "colour": "red"},
+                       {"type": "drop"}]
+    dazzled = [n for n in notices if "dazzled" in n["message"]]
+    assert len(dazzled) == 2 and all(n["kind"] == "sensor" for n in dazzled)   # once a spell
+    assert "choose it on the tablet" in dazzled[0]["message"]
+    assert "lower colour_gain or colour_integration_ms" in dazzled[0]["message"]
+
+
+def test_calibration_refuses_a_dazzled_sensor_and_names_the_setting():
+    sensor = TCS34725(FakeTCS34725Bus(rgbc=(9000, 5000, 2000, 10240)), settle_s=0, gain=4)
+    with pytest.raises(CalibrationCancelled, match=r"full scale \(10240 of 7680 counts\).*"
+                                                   r"lower colour_gain \(now 4; try 1\)"):
+        run_colour_calibration(sensor, lambda t: True, Maker().ask, Maker().say, colours=["red"])

@@ -25,7 +25,8 @@ def factory():
 def make(factory, **kw):
     args = dict(enable_pin=ENABLE, home_pin=None, stall_pin=None, ants_around=16, steps_per_ant=SPA,
                 top_speed=20000, start_speed=5000, acceleration=1e6, homing_speed=20000,
-                invert_direction=False, pin_factory=factory)
+                invert_direction=False, pin_factory=factory,
+                home_mark_steps=1)           # the model disc's mark: one step (no glitch filter)
     args.update(kw)
     return GpioForestFloor(STEP, DIR, **args)
 
@@ -436,11 +437,20 @@ def test_a_floor_that_slipped_sees_the_mark_where_none_should_be(factory):
 
 
 def test_a_jam_in_a_move_that_never_reaches_the_mark_cannot_be_seen(factory):
-    # the limit, as documented: only a move across the mark can tell
+    # the limit, as documented: only a move across the mark (or off it) can tell
     floor, rotor = homed_on_rotor(factory)
+    run(floor, floor.rotate, 4, "clockwise")
     rotor.jammed = True
     run(floor, floor.rotate, 3, "clockwise")
     assert floor.state == IDLE
+    floor.close()
+
+
+def test_a_floor_jammed_on_its_mark_is_a_jam_as_soon_as_it_should_have_left_it(factory):
+    floor, rotor = homed_on_rotor(factory)            # standing on the mark
+    rotor.jammed = True
+    run(floor, floor.rotate, 3, "clockwise")           # the sensor never lets go
+    assert floor.state == FAULT and floor.fault.startswith("jam")
     floor.close()
 
 
@@ -484,3 +494,84 @@ def test_a_steps_per_ant_a_hair_off_never_adds_up_to_a_false_jam(factory):
 def test_a_tolerance_of_half_the_rim_or_more_is_refused(factory):
     with pytest.raises(ValueError, match="jam_tolerance_ants must be above 0 and below half"):
         make(factory, home_pin=HOME, jam_tolerance_ants=8)
+
+
+# --- the same rule as the Pico's: half an ant, the clockwise re-sync, the glitch filter ---------
+WIDE_SPA = 16                       # half an ant = 8 steps; the mark 4 steps wide
+WIDE_REV = 16 * WIDE_SPA
+
+
+class Blip:
+    """A spike on the home wire for one step's sample, ``at`` step pulses from now."""
+
+    def __init__(self, factory, rotor, at):
+        self.home, self.rotor, self.left = factory.pin(HOME), rotor, at
+        self.step_hook = factory.pin(STEP).hook
+        factory.pin(STEP).hook = self
+
+    def __call__(self, p, value):
+        self.step_hook(p, value)            # the disc turns first
+        if value and self.left is not None:
+            self.left -= 1
+            if self.left == 0:
+                self.home.drive_low()       # reads active for this step's sample only
+            elif self.left == -1:
+                self.rotor._show()          # gone again: the disc's own level
+                self.left = None
+
+
+def wide_floor(factory, angle=-20):
+    floor = make(factory, home_pin=HOME, steps_per_ant=WIDE_SPA, home_mark_steps=4)
+    rotor = Rotor(factory, STEP, DIR, HOME, revolution=WIDE_REV, angle=angle, mark_width=4)
+    run(floor, floor.home)
+    assert floor.state == IDLE and rotor.angle % WIDE_REV == 1       # home + the confirming step
+    assert floor.mark_confirm == 2 and floor.steps == 1
+    run(floor, floor.rotate, 14, "clockwise")                         # where a game finds it
+    assert floor.state == IDLE and rotor.angle % WIDE_REV == floor.steps % WIDE_REV
+    return floor, rotor
+
+
+def three_turns(floor):
+    ends = []
+    for ants, direction in ((6, "clockwise"), (5, "counter_clockwise"), (7, "clockwise")):
+        run(floor, floor.rotate, ants, direction)
+        ends.append(floor.state)
+        if floor.state == FAULT:
+            break
+    return ends
+
+
+@pytest.mark.parametrize("bump", [9, 12, 16, -9, -16])     # 0.56 to 1.00 ant, on or back
+def test_gpio_a_slip_of_more_than_half_an_ant_is_a_jam_within_three_turns(factory, bump):
+    floor, rotor = wide_floor(factory)
+    rotor.angle += bump
+    assert three_turns(floor)[-1] == FAULT and floor.fault.startswith("jam"), floor.fault
+    assert floor.status()["needs_home"] is True
+    floor.close()
+
+
+@pytest.mark.parametrize("bump", [3, 7, -5, -7])
+def test_gpio_a_smaller_slip_is_put_right_exactly_on_the_next_clockwise_pass(factory, bump):
+    floor, rotor = wide_floor(factory)
+    rotor.angle += bump
+    assert three_turns(floor) == [IDLE] * 3
+    assert rotor.angle % WIDE_REV == floor.steps % WIDE_REV           # exact, not just close
+    assert floor.steps == round((14 + 6 - 5 + 7) * WIDE_SPA)          # at the game's goal
+    floor.close()
+
+
+def test_gpio_a_blip_on_the_home_wire_mid_move_is_no_jam(factory):
+    floor, rotor = wide_floor(factory)
+    Blip(factory, rotor, at=20)             # half a turn from the mark
+    run(floor, floor.rotate, 6, "counter_clockwise")
+    assert floor.state == IDLE and floor.fault is None
+    floor.close()
+
+
+def test_gpio_a_blip_while_homing_is_not_home(factory):
+    floor = make(factory, home_pin=HOME, steps_per_ant=WIDE_SPA, home_mark_steps=4)
+    rotor = Rotor(factory, STEP, DIR, HOME, revolution=WIDE_REV, angle=-100, mark_width=4)
+    Blip(factory, rotor, at=30)
+    run(floor, floor.home)
+    assert floor.state == IDLE and rotor.angle % WIDE_REV == 1        # the mark, not the blip
+    floor.close()

@@ -30,7 +30,8 @@ def table_on_a_gpio_floor(store):
     factory = MockFactory(pin_class=RecordingPin)
     floor = GpioForestFloor.from_config(
         section("forest_floor", backend="gpio", steps_per_ant=float(SPA), top_speed=20000.0,
-                start_speed=5000.0, acceleration=500000.0, homing_speed=20000.0),
+                start_speed=5000.0, acceleration=500000.0, homing_speed=20000.0,
+                home_mark_steps=1),                 # the model disc's one-step mark
         pin_factory=factory)
     rotor = Rotor(factory, STEP, DIR, HOME, revolution=16 * SPA, angle=-5)
     floor.home()

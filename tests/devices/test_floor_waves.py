@@ -160,7 +160,7 @@ def rig(monkeypatch, request):
     floor = GpioForestFloor(STEP, DIR, enable_pin=ENABLE, home_pin=HOME, stall_pin=None, ants_around=16,
                             steps_per_ant=SPA, top_speed=2000, start_speed=500, acceleration=20000,
                             homing_speed=4000, invert_direction=False, pin_factory=factory,
-                            jam_tolerance_ants=1.0, clock=model.clock)
+                            jam_tolerance_ants=1.0, home_mark_steps=1, clock=model.clock)
     floor._tx = model
     rotor = Rotor(factory, STEP, DIR, HOME, revolution=REV, angle=-5)
     floor.home()                            # software loop: pulses STEP, the hooks turn the disc

@@ -255,21 +255,33 @@ def test_a_wave_queued_into_an_idle_queue_is_no_step_until_it_plays_on(lgpio):
 
 # --- the home mark on a window of steps ---------------------------------------------------
 def watch(start=0, end=4000, tolerance=50):
-    return MarkWatch(start, end, revolution=1600, tolerance=tolerance, active_now=False, steps_per_ant=100)
+    return MarkWatch(start, end, revolution=1600, tolerance=tolerance, active_now=False,
+                     steps_per_ant=100, confirm=2)
+
+
+def sighting(w, low, high):
+    """The sensor active over a window, then off again a few steps on (a real mark)."""
+    return w.level(True, low, high) or w.level(False, high + 3, high + 5)
 
 
 def test_a_window_that_holds_the_mark_sees_it_and_a_narrow_one_resyncs():
     w = watch()
-    assert w.seen(1598, 1600) is None
-    assert 1600 not in w.pending and w.resync == 1
+    assert sighting(w, 1598, 1600) is None
+    assert w.take_correction() == 1 and w.reached(1651) is None      # the mark at 1600: seen
     wide = watch()
-    assert wide.seen(1590, 1620) is None
-    assert wide.resync is None                    # not known closely enough to re-sync on
+    assert sighting(wide, 1590, 1620) is None
+    assert wide.take_correction() == 0            # not known closely enough to re-sync on
 
 
 def test_a_window_wholly_away_from_every_mark_is_a_jam_and_a_straddling_one_never_is():
-    assert watch().seen(1700, 1702).startswith("jam: the home mark passed 1.0 ants")
-    assert watch().seen(1640, 1720) is None       # might have been at 1640: within tolerance
+    assert sighting(watch(), 1700, 1702).startswith("jam: the home mark passed 1.0 ants")
+    assert sighting(watch(), 1640, 1720) is None  # might have been at 1640: within tolerance
+
+
+def test_a_blip_shorter_than_the_filter_is_no_sighting():
+    w = watch()
+    assert w.level(True, 800, 800) is None and w.level(False, 801, 801) is None
+    assert w.glitches == 1
 
 
 def test_a_mark_passed_by_the_steps_known_played_without_an_edge_is_a_jam():
@@ -330,6 +342,8 @@ def test_home_edges_keep_their_own_time_and_gpiozero_still_hears_them():
                                 steps_per_ant=4, top_speed=800, start_speed=100, acceleration=1600,
                                 homing_speed=200, invert_direction=False, pin_factory=f)
         home = f.pin(23)
+        heard = []
+        floor.home_in.when_activated = lambda: heard.append("active")
         floor._recording_edges = True
         before = f.ticks()
         home.drive_low()                          # the sensor pulls low at the mark
@@ -337,7 +351,7 @@ def test_home_edges_keep_their_own_time_and_gpiozero_still_hears_them():
         edges = list(floor._home_edges)
         assert [a for _, a in edges] == [True, False]
         assert all(before <= t <= f.ticks() for t, _ in edges)
-        assert floor._home_seen.is_set()          # gpiozero's when_activated still ran
+        assert heard == ["active"]                # gpiozero's when_activated still runs
         floor.close()
     finally:
         f.close()

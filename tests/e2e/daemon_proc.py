@@ -22,8 +22,11 @@ def free_port() -> int:
 
 
 class DaemonProcess:
-    def __init__(self, data_dir: Path, *args: str, port: int | None = None, sim: bool = True):
+    def __init__(self, data_dir: Path, *args: str, port: int | None = None, sim: bool = True,
+                 env: dict[str, str] | None = None):
         self.data_dir = Path(data_dir)
+        # POTIONPI_PIN=2468 unless the test says otherwise ({} without it: the data dir's PIN)
+        self.env = {"POTIONPI_PIN": PIN} if env is None else env
         self.port = port or free_port()
         self.args = (("--sim",) if sim else ()) + args
         self.proc: subprocess.Popen | None = None
@@ -34,7 +37,8 @@ class DaemonProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30) -> "DaemonProcess":
-        env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONUNBUFFERED="1")
+        env = {k: v for k, v in os.environ.items() if k != "POTIONPI_PIN"}
+        env.update(self.env, PYTHONUNBUFFERED="1")
         cmd = [sys.executable, "-m", "controller.cli", "run", "--host", "127.0.0.1",
                "--port", str(self.port), "--data-dir", str(self.data_dir), *self.args]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -62,6 +66,11 @@ class DaemonProcess:
         except urllib.error.HTTPError as err:
             return err.code, json.loads(err.read() or b"null")
 
+    def request_text(self, path: str) -> str:
+        """A page, as text (GET, no PIN)."""
+        with urllib.request.urlopen(self.url + path, timeout=10) as resp:
+            return resp.read().decode()
+
     def kill9(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
@@ -70,6 +79,9 @@ class DaemonProcess:
         self.proc.send_signal(signal.SIGTERM)
         try:
             rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()              # so reading its output below cannot block the test
+            raise
         finally:
             self.output = self.proc.stdout.read()
         return rc

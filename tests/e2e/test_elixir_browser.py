@@ -73,7 +73,9 @@ def test_a_first_turn_by_taps_on_the_tablet(tablet, live_table, output_dir):
     wait_version(page, 1)
     page.screenshot(path=str(output_dir / "1-opening.png"))
     tap(page, ".ex-pip[data-value='2']", live)                   # Ben rolled 2: Ann begins
-    assert page.locator("#ex-die .ex-die-face").inner_text() == "2"
+    # the opening's die no longer counts once Ann's turn starts: the story line says the roll
+    assert page.locator("#ex-die small").inner_text() == "no roll this turn"
+    assert page.locator("#told-text").inner_text() == "Ben rolled 2 to see who begins. Ann rolled highest (6) and begins."
     assert "Ann" in page.locator(".ex-title").inner_text()
     assert page.locator(".ex-step.now").get_attribute("data-step") == "3"
     assert_touch_targets(page)
@@ -85,17 +87,23 @@ def test_a_first_turn_by_taps_on_the_tablet(tablet, live_table, output_dir):
     page.screenshot(path=str(output_dir / "3-bought.png"))
     tap(page, "button[data-action='end_turn']", live)
     assert "Ben" in page.locator(".ex-title").inner_text()
-    # sound on: the tablet reads the Unknown aloud (the voice is recorded, not played)
+    # read aloud on (the shell's switch beside the story line): the tablet reads the
+    # Unknown aloud with the story (the voice is recorded, not played)
     page.evaluate("""() => { window.__said = [];
       window.speechSynthesis.speak = (u) => window.__said.push(u.text);
       window.speechSynthesis.cancel = () => {}; }""")
-    page.locator("#ex-sound").tap()
-    assert page.locator("#ex-sound").get_attribute("aria-pressed") == "true"
+    assert page.locator("#btn-read-aloud").get_attribute("aria-pressed") == "false"     # off by default
+    prompt = session_of(live)["prompt"]
+    page.locator("#btn-read-aloud").tap()                           # said at once: what the table does now
+    assert page.locator("#btn-read-aloud").get_attribute("aria-pressed") == "true"
     tap(page, "button[data-action='move'][data-to='street']", live)   # Ben meets an Unknown
     unknown = session_of(live)["state"]["unknown"]
     assert page.locator("#ex-unknown h3").inner_text().startswith(f"Ben meets {unknown['name']}")
     assert unknown["text"][:40] in page.locator("#ex-unknown").inner_text()
-    assert page.evaluate("() => window.__said") == [f"{unknown['name']}. {unknown['text']}"]
+    said = page.evaluate("() => window.__said")
+    assert said[1] == (f"Ben's wizard stopped at the street. Ben meets {unknown['name']}: “{unknown['text']}”")
+    assert said[0] == prompt and said[2:] == [session_of(live)["prompt"]]    # the prompt, then what changed
+    assert f"Ben meets {unknown['name']}" in page.locator("#told-text").inner_text()     # (the card's text is long)
     assert_touch_targets(page)
     no_overflow(page, (1024, 768))
     page.screenshot(path=str(output_dir / "4-unknown.png"))
@@ -127,7 +135,7 @@ def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, 
     assert len(moves) < 4000
     last = moves[-1]
     for action in moves[:-1]:
-        status, body = live.call("POST", "/api/v1/session/actions", {"action": action})
+        status, body = live.play(action)          # a drink from the wizard's own phone
         assert status == 200, (action, body)
     page = open_tablet(tablet, live)
     page.screenshot(path=str(output_dir / "1-before-the-win.png"))
@@ -135,7 +143,7 @@ def test_a_whole_game_to_a_win_with_the_winning_roll_tapped(tablet, live_table, 
     if last["type"] == "roll":
         page.locator(f".ex-pip[data-value='{last['value']}']").first.tap()
     else:
-        status, body = live.call("POST", "/api/v1/session/actions", {"action": last})
+        status, body = live.play(last)
         assert status == 200, body
     if page.locator("#pinpad:not([hidden])").count():
         enter_pin(page)
@@ -166,7 +174,8 @@ def test_each_wizard_sees_only_his_secrets_on_his_seat_page_and_acts_from_it(tab
         state = live.table._state
         if any(a["type"] == "drink" for a in GAME.secret_actions(state, 0)) and state["wizards"][1]["brews"]:
             break
-        actions = [a for a in all_actions(state) if a["type"] not in ("drink", "undo")]
+        # nothing secret: the phones below are the first to open the seats
+        actions = [a for a in all_actions(state) if a["type"] != "undo" and not GAME.is_secret(state, a)]
         status, body = live.call("POST", "/api/v1/session/actions", {"action": choose(rng, state, actions)})
         assert status == 200, body
     state = live.table._state
@@ -224,11 +233,19 @@ def test_each_wizard_sees_only_his_secrets_on_his_seat_page_and_acts_from_it(tab
     # Ben's phone offers no drink of Ann's (and cannot act for her)
     assert ben.locator("button[data-action='drink']").count() == 0
     status, body = live.call("GET", "/api/v1/seats")
-    ben_token = body["seats"][1]["token"]
-    status, body = live.call("POST", f"/api/v1/seat/{ben_token}/actions",
-                             {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]},
-                              "version": session_of(live)["version"]})
-    assert status == 403 and "Ben" in body["error"]
+    assert all(s["claimed"] and "token" not in s for s in body["seats"])    # no code left to scan
+    ben_token = seats["seats"][1]["token"]
+    answer = ben.evaluate("""async ([token, body]) => {
+        const r = await fetch(`/api/v1/seat/${token}/actions`, {method: "POST",
+            headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+        return [r.status, await r.json()]; }""",
+                          [ben_token, {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]},
+                                       "version": session_of(live)["version"]}])
+    assert answer[0] == 403 and "Ben" in answer[1]["error"]
+    # and the tablet's PIN cannot drink for Ann either: her cards are her phone's alone
+    status, body = live.call("POST", "/api/v1/session/actions",
+                             {"action": {"type": "drink", "seat": 0, "brew": drink["brew"]}})
+    assert status == 403 and "only Ann's own phone" in body["error"]
     wait_version(ann, before + 1)
     found = problems(ann) + axe_problems(ann)
     assert not found, "\n".join(found)
@@ -241,8 +258,7 @@ def test_four_wizards_mid_game_fit_the_tablet(tablet, live_table, output_dir):
     rng = random.Random(7)
     for _ in range(400):                       # a few rounds in: racks, brew cards, timers
         state = live.table._state
-        status, body = live.call("POST", "/api/v1/session/actions",
-                                 {"action": choose(rng, state, [a for a in all_actions(state) if a["type"] != "undo"])})
+        status, body = live.play(choose(rng, state, [a for a in all_actions(state) if a["type"] != "undo"]))
         assert status == 200, body
         if body["outcome"] is not None:
             break

@@ -108,5 +108,6 @@ def test_a_whole_game_on_the_tablet_and_two_phones(tablet, page_on, live_table, 
     assert_touch_targets(tablet)
     tablet.screenshot(path=str(output_dir / "tablet-768x1024-winner.png"))
     for seat, page in enumerate(phones):
-        page.wait_for_selector(".mi-winner")
+        page.wait_for_selector("#seat-outcome")                 # the seat page's outcome, first
+        assert winner in page.locator("#seat-outcome").inner_text()
         page.screenshot(path=str(output_dir / f"phone-{seat}-end.png"), full_page=True)

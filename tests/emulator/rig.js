@@ -37,6 +37,8 @@ const world = {
   hung: false,
   resets: [],         // reasons of the chip resets so far ("watchdog", "forced", "host")
   cdcUp: 0,           // times USB CDC came up
+  glitch: null,       // {pin, until}: an input held at its other level until `until` (emulated ns)
+  glitches: 0,
   bootNanos: 0,       // emulated time of the running boot
   totalNanos: 0,      // emulated time of the previous boots
 };
@@ -212,6 +214,7 @@ function run() {
   const cycleNanos = 1e9 / 125000000;
   for (let i = 0; i < CHUNK && !pendingReset; i++) {
     if (clock.nanos - pioNanos >= PIO_SLICE_NS) stepPio(clock.nanos);
+    if (world.glitch && clock.nanos >= world.glitch.until) endGlitch();
     if (world.hung) {
       // The CPU is stuck (a hung loop): no instruction runs, interrupts are not served,
       // but time and the peripherals (timers, the watchdog, the PIO) go on.
@@ -283,15 +286,26 @@ function snapshot() {
     rotor: r && {
       position: r.position, steps_per_rev: r.steps_per_rev, mark: r.mark, width: r.width,
       on_mark: r.onMark, marks_seen: r.marksSeen, moved: r.moved, pin: r.pin,
+      bumped: r.bumped || 0,
     },
     resets: world.resets.slice(),
     cdc_up: world.cdcUp,
+    glitches: world.glitches,
+    glitching: !!world.glitch,
     cdc_ready: cdcReady,
     to_pico: toPico.length,
     time_us: Math.floor((world.totalNanos + sim.clock.nanos) / 1000),
     boot_time_us: Math.floor(sim.clock.nanos / 1000),
     watchdog_enabled: !!watchdog.enable,
   };
+}
+
+function endGlitch() {
+  const g = world.glitch;
+  world.glitch = null;
+  if (g.was === undefined) delete world.drives[g.pin]; else world.drives[g.pin] = g.was;
+  applyPull(g.pin);
+  driveRotorSensor();
 }
 
 function handle(msg) {
@@ -318,6 +332,35 @@ function handle(msg) {
     case 'jam':
       world.jammed = msg.on !== false;
       break;
+    case 'glitch': {
+      // a spike on the wire: the input flips to its other level for `us` microseconds of
+      // emulated time, then returns to whatever drives it (the rotor's sensor, a pull)
+      if (world.glitch) endGlitch();
+      const pin = msg.pin;
+      const was = world.drives[pin];
+      const level = mcu.gpio[pin].inputValue;
+      world.glitch = { pin, was, until: sim.clock.nanos + msg.us * 1000 };
+      world.drives[pin] = !level;
+      applyPull(pin);
+      world.glitches++;
+      break;
+    }
+    case 'bump': {
+      // the floor is knocked on (or back) behind the motor's back, a step at a time so the
+      // home sensor sees whatever passes it
+      const r = world.rotor;
+      if (!r) throw new Error('no rotor to bump');
+      const one = msg.steps > 0 ? 1 : -1;
+      for (let i = 0; i < Math.abs(msg.steps); i++) {
+        r.position += one;
+        const before = r.onMark;
+        driveRotorSensor();
+        r.onMark = rotorSensorLevel(r) !== r.active_low;
+        if (r.onMark && !before) r.marksSeen++;
+      }
+      r.bumped = (r.bumped || 0) + msg.steps;
+      break;
+    }
     case 'hang':
       world.hung = msg.on !== false;
       break;

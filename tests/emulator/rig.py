@@ -47,6 +47,12 @@ FS_BLOCK_SIZE = 4096
 FS_BLOCK_COUNT = 352
 FS_PROG_SIZE = 256
 
+WALL_NET_S = 1800.0
+"""The one wall-clock limit of the rig's waits: a net for a rig that stopped altogether
+(node ending is noticed at once). A busy machine slows the emulated chip by whatever it
+takes, so every deadline a test sets is counted in the chip's own time (``time_us``):
+the firmware had that long, however long it took here."""
+
 
 def node_missing_reason() -> str | None:
     """Why the rig cannot run here, or None when it can."""
@@ -276,7 +282,7 @@ class PicoRig:
                         return
 
     # --- the control channel --------------------------------------------------
-    def command(self, op: str, timeout: float = 10.0, **args: Any) -> dict[str, Any]:
+    def command(self, op: str, timeout: float = 120.0, **args: Any) -> dict[str, Any]:
         with self._ctl_lock:
             self._ids += 1
             ident = self._ids
@@ -339,6 +345,16 @@ class PicoRig:
         """The floor stops turning while the STEP pulses go on."""
         return self.command("jam", on=on)
 
+    def bump(self, steps: int) -> dict[str, Any]:
+        """The floor is knocked ``steps`` on (negative: back) without a STEP pulse, a step at a
+        time, so the home sensor sees the mark if it passes."""
+        return self.command("bump", steps=steps)
+
+    def glitch(self, pin: int | None = None, us: float = 20) -> dict[str, Any]:
+        """A spike on the wire: input ``pin`` (default the home sensor's) flips to its other
+        level for ``us`` microseconds of emulated time, then goes back."""
+        return self.command("glitch", pin=self.home_pin if pin is None else pin, us=us)
+
     def hang(self, on: bool = True) -> dict[str, Any]:
         """The CPU stops executing (a hung loop); time, timers and the watchdog go on."""
         return self.command("hang", on=on)
@@ -347,21 +363,40 @@ class PicoRig:
         """Power-cycle the chip (the port stays, as a hub would keep it)."""
         return self.command("reset")
 
-    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float,
+    def until(self, predicate: Callable[[], Any], emulated_s: float, what: str,
+              poll: float = 0.05) -> Any:
+        """Poll ``predicate()`` (anything: a link, a floor, a serial port) until it gives a
+        true value, and return that; TimeoutError once ``emulated_s`` seconds of the chip's
+        own time passed without it (or the wall-clock net)."""
+        start = self.state()["time_us"]
+        net = time.monotonic() + WALL_NET_S
+        while True:
+            got = predicate()
+            if got:
+                return got
+            st = self.state()
+            if st["time_us"] - start > emulated_s * 1e6 or time.monotonic() > net:
+                raise TimeoutError(f"{what}: not within {emulated_s} s of the chip's own time; "
+                                   f"last state {st}")
+            time.sleep(poll)
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], emulated_s: float,
                  what: str = "the rig", poll: float = 0.05) -> dict[str, Any]:
-        """Poll ``state()`` until ``predicate`` holds; raise TimeoutError with the last state."""
-        deadline = time.monotonic() + timeout
+        """Poll ``state()`` until ``predicate`` holds; TimeoutError with the last state once
+        ``emulated_s`` seconds of the chip's own time passed."""
+        start = self.state()["time_us"]
+        net = time.monotonic() + WALL_NET_S
         while True:
             st = self.state()
             if predicate(st):
                 return st
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{what}: not within {timeout} s; last state {st}")
+            if st["time_us"] - start > emulated_s * 1e6 or time.monotonic() > net:
+                raise TimeoutError(f"{what}: not within {emulated_s} s of the chip's own time; "
+                                   f"last state {st}")
             time.sleep(poll)
 
-    def wait_emulated(self, seconds: float, timeout: float = 60.0) -> dict[str, Any]:
+    def wait_emulated(self, seconds: float) -> dict[str, Any]:
         """Wait until ``seconds`` of emulated time have passed."""
         start = self.state()["time_us"]
-        return self.wait_for(lambda st: st["time_us"] - start >= seconds * 1e6, timeout,
+        return self.wait_for(lambda st: st["time_us"] - start >= seconds * 1e6, seconds + 1,
                              f"{seconds} s of emulated time")
-

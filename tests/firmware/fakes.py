@@ -11,7 +11,9 @@ class FakeClock:
 
 
 class FakeStepper:
-    """Holds queued steps until ``drain`` lets them out; the disc only turns when they do."""
+    """Holds queued steps until ``drain`` lets them out; the disc only turns when they do.
+
+    Its edges are what the Pico's interrupt notes: each with the pulse count it came at."""
 
     FIFO_DEPTH = 8
 
@@ -28,9 +30,11 @@ class FakeStepper:
         self.stall = False
         self.jammed = False         # the disc is stuck: pulses go out, it does not turn
         self.frozen = False         # the pulses never go out (nothing takes them)
-        self.latched = False        # the sensor saw the mark since mark_seen() last asked
+        self.edges: list[int] = []  # the sensor's edges as pulses * 2 + active (the Pico's ring)
+        self.counted = 0            # pulses since count_from_zero()
         self.armed = False          # stop_at_mark: end the pulses on the mark's edge
         self.stopped = False
+        self.glitch_at: int | None = None   # after this many pulses, a glitch: on and off at once
 
     def room(self):
         return self.FIFO_DEPTH - len(self.fifo)
@@ -41,6 +45,15 @@ class FakeStepper:
 
     def in_flight(self):
         return len(self.fifo)
+
+    def busy(self):
+        return bool(self.fifo)
+
+    def count_from_zero(self):
+        self.counted = 0
+
+    def next_edge(self):
+        return self.edges.pop(0) if self.edges else -1
 
     def abort(self):
         dropped = len(self.fifo)
@@ -59,11 +72,6 @@ class FakeStepper:
 
     def stall_active(self):
         return self.stall
-
-    def mark_seen(self):
-        seen = self.latched or self.home_active()
-        self.latched = False
-        return seen
 
     def stop_at_mark(self, on):
         self.armed = on
@@ -84,11 +92,21 @@ class FakeStepper:
             before = self.home_active()
             if not self.jammed:
                 self.steps += 1 if self.forward else -1
-            if self.home_active() and not before:          # the sensor's edge
-                self.latched = True
-                if self.armed:
+            self.counted += 1
+            after = self.home_active()
+            if after != before:                            # the sensor's edge
+                self.edges.append(self.counted * 2 + (1 if after else 0))
+                if after and self.armed:
                     self.armed = False
                     self.stopped = True
+            if self.glitch_at is not None:
+                self.glitch_at -= 1
+                if self.glitch_at == 0:                    # a spike on the wire, off the mark
+                    self.glitch_at = None
+                    self.edges += [self.counted * 2 + 1, self.counted * 2]
+                    if self.armed:
+                        self.armed = False
+                        self.stopped = True
 
 
 def run(floor, stepper, clock, until=("idle", "fault"), limit=100000, tick_ms=1):

@@ -45,7 +45,9 @@ class Stepper:
         self.steps = 37
         self.forward = True
         self.intervals = []
-        self.latched = self.armed = self.stopped = False
+        self.edges = []
+        self.counted = 0
+        self.armed = self.stopped = False
 
     def room(self):
         return 8 - len(self.fifo)
@@ -63,10 +65,14 @@ class Stepper:
         self.stopped = False
         return n
 
-    def mark_seen(self):
-        seen = self.latched or self.home_active()
-        self.latched = False
-        return seen
+    def busy(self):
+        return len(self.fifo) > 0
+
+    def count_from_zero(self):
+        self.counted = 0
+
+    def next_edge(self):
+        return self.edges.pop(0) if self.edges else -1
 
     def stop_at_mark(self, on):
         self.armed = on
@@ -92,9 +98,11 @@ class Stepper:
             self.fifo.pop(0)
             before = self.home_active()
             self.steps += 1 if self.forward else -1
-            if self.home_active() and not before:
-                self.latched = True
-                if self.armed:
+            self.counted += 1
+            after = self.home_active()
+            if after != before:
+                self.edges.append(self.counted * 2 + (1 if after else 0))
+                if after and self.armed:
                     self.armed = False
                     self.stopped = True
 

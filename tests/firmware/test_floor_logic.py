@@ -3,7 +3,14 @@ from __future__ import annotations
 
 from controller.firmware import floorproto as P
 
-from .fakes import run
+import pytest
+
+from .fakes import FakeClock, FakeStepper, run
+
+
+def config(*fields):
+    """CONFIG's fields as the link hands them to the floor: from the bytes."""
+    return P.unpack_config(P.pack_config(*fields))
 
 
 def home(rig):
@@ -48,11 +55,12 @@ def test_homing_keeps_the_fifo_full_so_its_speed_does_not_depend_on_the_loop(fw,
         stepper.drain()
         passes += 1
     assert floor.homed and stepper.steps == 160
-    assert passes <= 123 // 8 + 2
+    # (and then a few passes standing on the mark to be sure the sensor holds it)
+    assert passes <= 123 // 8 + 2 + fw.floor.HOME_CONFIRM_PASSES
     assert set(stepper.intervals) == {fw.motion.constant_interval_us(500)}   # home speed, steady
 
 
-def test_homing_stops_on_the_marks_edge_even_with_steps_still_queued(rig):
+def test_homing_stops_on_the_marks_edge_even_with_steps_still_queued(fw, rig):
     floor, stepper, clock = rig
     floor.home()
     floor.service()
@@ -60,7 +68,8 @@ def test_homing_stops_on_the_marks_edge_even_with_steps_still_queued(rig):
         stepper.drain(1)                               # the port stops on the edge by itself
         floor.service() if stepper.in_flight() == 0 else None
     assert stepper.in_flight() > 0                     # pulses were still queued past the mark
-    floor.service()
+    for _ in range(fw.floor.HOME_CONFIRM_PASSES):      # the sensor holds the mark: home
+        floor.service()
     assert floor.homed and floor.position() == 0 and stepper.steps == 160
 
 
@@ -124,15 +133,12 @@ def test_config_while_moving_is_refused(rig):
     home(rig)
     floor.move_to(50)
     floor.service()
-    cfg = {"steps_per_rev": 160, "top_speed": 1, "acceleration": 1, "home_speed": 1, "max_move": 1, "flags": 0}
-    assert floor.configure(cfg) == P.ERR_BUSY
+    assert floor.configure(config(160, 1, 1, 1, 1, 0)) == P.ERR_BUSY
 
 
 def test_invert_swaps_the_dir_level_but_not_the_position(rig):
     floor, stepper, clock = rig
-    cfg = {"steps_per_rev": 160, "top_speed": 2000, "acceleration": 20000, "home_speed": 500,
-           "max_move": 320, "flags": P.FLAG_INVERT}
-    assert floor.configure(cfg) == 0
+    assert floor.configure(config(160, 2000, 20000, 500, 320, P.FLAG_INVERT)) == 0
     floor.home()
     floor.service()
     assert stepper.forward is False                    # homing "forward" is DIR low now
@@ -242,14 +248,83 @@ def test_a_leg_that_ends_near_the_mark_is_not_judged(rig):
 def test_with_the_jam_watch_off_a_guessed_turn_never_jams(fw, rig):
     # Calibrating: the host believes 128 steps a turn, the floor really takes 160.
     floor, stepper, clock = rig
-    cfg = dict(steps_per_rev=128, top_speed=2000, acceleration=20000, home_speed=500,
-               max_move=320, flags=P.FLAG_NO_JAM_WATCH)
-    assert floor.configure(cfg) == 0 and not floor.jam_watch
+    assert floor.configure(config(128, 2000, 20000, 500, 320, P.FLAG_NO_JAM_WATCH)) == 0
+    assert not floor.jam_watch
     home(rig)
     floor.move_to(200)                                 # meets the real mark at 160, 32 off 128
     assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
-    cfg["flags"] = 0                                   # the same with the watch on: a jam
-    assert floor.configure(cfg) == 0 and floor.jam_watch
+    # the same with the watch on: a jam
+    assert floor.configure(config(128, 2000, 20000, 500, 320, 0)) == 0 and floor.jam_watch
     home(rig)
     floor.move_to(200)
     assert run(floor, stepper, clock) == "fault" and P.FAULT_NAMES[floor.fault] == "jam"
+
+
+# --- the slip reproducer of issue 25: half an ant, and the clockwise re-sync ----------------
+ANT = 200                                             # 16 ants x 200 steps = 3200 a turn
+TURNS = (6, -5, 7)                                    # three turns of the master's, from ant 14
+
+
+def a_game_floor(fw):
+    """A 3200-step floor homed and standing at ant 14, as a game might find it."""
+    clock = FakeClock()
+    stepper = FakeStepper(steps_per_rev=16 * ANT, home_width=20, start=2000)
+    floor = fw.floor.Floor(stepper, clock, steps_per_rev=16 * ANT, top_speed=20000,
+                           acceleration=200000, home_speed=5000, max_move=2 * 16 * ANT)
+    floor.home()
+    assert run(floor, stepper, clock) == "idle" and floor.homed
+    floor.move_to(14 * ANT)
+    assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
+    return floor, stepper, clock
+
+
+def play(floor, stepper, clock):
+    """The three turns; the name of each turn's end."""
+    ends, goal = [], floor.target
+    for ants in TURNS:
+        goal += ants * ANT
+        assert floor.move_to(goal) == 0
+        ends.append(run(floor, stepper, clock))
+        if ends[-1] == "fault":
+            break
+    return ends
+
+
+def disc_off(floor, stepper):
+    """How far the disc stands from where the count says, in steps."""
+    return (stepper.steps - floor.position()) % (16 * ANT)
+
+
+@pytest.mark.parametrize("bump", [101, 150, 199, 201, -101, -150, -199, -201])
+def test_a_slip_of_more_than_half_an_ant_is_a_jam_within_three_turns(fw, bump):
+    floor, stepper, clock = a_game_floor(fw)
+    stepper.steps += bump                              # knocked on (or back) behind the count
+    ends = play(floor, stepper, clock)
+    assert ends[-1] == "fault" and P.FAULT_NAMES[floor.fault] == "jam", (bump, ends)
+    assert not floor.homed                             # the next turn homes first
+
+
+@pytest.mark.parametrize("bump", [1, 37, 99, -1, -60, -99])
+def test_a_slip_of_less_than_half_an_ant_is_put_right_exactly_on_the_next_clockwise_pass(fw, bump):
+    floor, stepper, clock = a_game_floor(fw)
+    stepper.steps += bump
+    assert play(floor, stepper, clock) == ["idle"] * 3
+    assert floor.fault == P.NO_FAULT and floor.homed and floor.resyncs >= 1
+    assert disc_off(floor, stepper) == 0               # the disc is exactly where the count says
+    assert floor.position() == floor.target            # ... and that is where the game wanted it
+
+
+def test_a_glitch_on_the_wire_far_from_the_mark_is_no_jam(rig):
+    floor, stepper, clock = rig
+    home(rig)
+    stepper.glitch_at = 40                             # a spike 40 steps into the move
+    floor.move_to(100)
+    assert run(floor, stepper, clock) == "idle" and floor.fault == P.NO_FAULT
+    assert floor.watch.glitches == 1
+
+
+def test_a_glitch_while_homing_does_not_become_home(fw, rig):
+    floor, stepper, clock = rig                        # the disc at 37: the mark 123 steps on
+    stepper.glitch_at = 50
+    assert home(rig) == "idle" and floor.homed
+    assert stepper.steps == 160 and floor.position() == 0   # home is the mark, not the spike

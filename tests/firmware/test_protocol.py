@@ -137,3 +137,24 @@ def test_cobs_round_trip_and_no_zero_inside(data):
 def test_status_payload_round_trip(state, fault, homed, position, target):
     assert P.unpack_status(P.pack_status(state, fault, homed, position, target)) == {
         "state": state, "fault": fault, "homed": homed, "position": position, "target": target}
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_the_example_frames_in_protocol_md_are_shared_vectors():
+    """A maker decoding a capture by hand compares it with protocol.md: its frames are real."""
+    import re
+
+    frames = {v["frame"] for v in VECTORS["frames"]}
+    shown = [bytes.fromhex(line.replace(" ", "")).hex() for line in
+             re.findall(r"^00  ([0-9A-F ]+?)  00$", (DOCS / "protocol.md").read_text(), re.M)]
+    assert shown and all(f"00{body}00" in frames for body in shown), shown
+
+
+def test_firmware_md_names_the_firmware_and_protocol_this_potionpi_ships():
+    from controller.firmware import settings
+
+    text = (DOCS / "firmware.md").read_text()
+    assert (f"ships **firmware {settings.FIRMWARE_VERSION}**, which speaks "
+            f"**protocol {P.PROTOCOL_VERSION}**") in text.replace("\n", " ")

@@ -8,6 +8,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from controller import records
 from controller.games.base import clone
 from controller.games.elixir.engine import Elixir
 
@@ -32,6 +33,11 @@ def act(state: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
 
 def do(state: dict[str, Any], kind: str, **fields: Any) -> dict[str, Any]:
     return act(state, {"type": kind, **fields})
+
+
+def told(state: dict[str, Any]) -> str:
+    """What the last action did, as the game log and the tablet's line say it."""
+    return records.join(records.told("elixir", state.get("told"), state["players"]))
 
 
 def arrange(state: dict[str, Any], **changes: Any) -> dict[str, Any]:

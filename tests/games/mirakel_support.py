@@ -99,4 +99,5 @@ def ended_for_good(table, store, session, seed):
     replayed = game.setup(players, seed, {"fill": "random"})
     for entry in store.actions(session["id"]):
         replayed, _ = game.apply(replayed, entry["action"])
-    assert game.outcome(replayed).to_json(players) == session["outcome"]
+    told = {k: v for k, v in session["outcome"].items() if k != "results"}    # (the scores in words: the table's)
+    assert game.outcome(replayed).to_json(players) == told

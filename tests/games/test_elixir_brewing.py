@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from elixir_support import (GAME, T, arrange, check_invariants, do, give_brews, give_ingredients,  # noqa: E402
-                            in_use, start, wizard)
+                            in_use, start, told, wizard)
 
 from controller.games.base import IllegalAction  # noqa: E402
 
@@ -111,7 +111,7 @@ def test_success_with_no_matching_card_left_loses_the_ingredients_anyway():
     before["wizards"][1]["brews"] = [secret] * 3                        # Ben holds every copy
     state = brew(before, value=6)
     assert state["wizards"][0]["brews"] == [] and state["wizards"][0]["racks"] == {}
-    assert "no matching brew card is left" in state["log"][-1]
+    assert "no matching brew card is left" in told(state)
     assert {f["pair"]: f["learnt"] for f in GAME.private_view(state, 0)["formula_table"]}[PAIR] == secret
 
 
@@ -234,7 +234,7 @@ def test_the_fatal_brew_strikes_the_thief_and_returns_once_he_paid_the_healer():
     state = do(wizard(state, 1, place="herbalist"), "move", seat=0, to="herbalist")
     struck = do(state, "steal", seat=0, target=1)
     assert struck["wizards"][0]["at_healer"] and struck["wizards"][0]["fatal"] == "fatal_brew"
-    assert GAME.view(struck)["players"][0]["fatal"] and "fatal brew" in struck["log"][-1]
+    assert GAME.view(struck)["players"][0]["fatal"] and "fatal brew" in told(struck)
     struck = next_round(struck)
     paid = do(struck, "pay_healer", seat=0)
     assert paid["wizards"][0]["fatal"] is None and paid["stack"][0] == "fatal_brew"

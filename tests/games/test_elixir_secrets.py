@@ -24,6 +24,7 @@ from elixir_support import (GAME, NAMES, T, act, all_actions, arrange, choose, d
                             give_ingredients, start)
 
 from controller.games.base import new_rng_state  # noqa: E402
+from tests.leaks import assert_told_no_secret, public_session  # noqa: E402
 from tests.sizes import examples  # noqa: E402
 
 SECRET_ACTIONS = {"drink"}
@@ -112,6 +113,7 @@ def test_games_differing_only_in_secrets_stream_the_same_public_sessions(seed):
         public = GAME.legal_actions(a)
         assert dump(public) == dump(GAME.legal_actions(b))
         assert dump(GAME.view(a)) == dump(GAME.view(b))
+        assert dump(public_session(GAME, a)) == dump(public_session(GAME, b))     # what the table is told too
         compared += 1
         taps = [x for x in public if x["type"] not in SECRET_ACTIONS]
         if not taps:
@@ -121,6 +123,31 @@ def test_games_differing_only_in_secrets_stream_the_same_public_sessions(seed):
         if revealed(a, b):
             break
     assert compared >= 10
+
+
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), salt=st.integers(0, 2**30))
+def test_what_the_table_is_told_names_no_secret(seed, salt):
+    """Every action in a twin game whose secrets differ (formulas, the stack, other hands),
+    and every secret choice against another one (which brew card goes to the dead-end street
+    or to Clotilda, which note is written), tells the table the same words, unless the
+    rules showed the table something different."""
+    rng = random.Random(salt)
+    compared = 0
+    for state in positions(seed, every=3):
+        for action in rng.sample(all_actions(state), min(4, len(all_actions(state)))):
+            twin = perturb(state, rng, keep=action.get("seat"))
+            if GAME.is_legal(twin, action):
+                compared += assert_told_no_secret(GAME, (state, action), (twin, action))
+        for seat in range(len(state["players"])):
+            secret = [a for a in GAME.seat_actions(state, seat) if a["type"] in ("give", "accept") and a.get("brew")]
+            for one, other in zip(secret, secret[1:]):
+                if one["type"] == other["type"]:
+                    compared += assert_told_no_secret(GAME, (state, one), (state, other))
+            pair = rng.choice(T.pairs)
+            compared += assert_told_no_secret(GAME, (state, {"type": "note", "seat": seat, "pair": pair, "text": "wolf"}),
+                                              (state, {"type": "note", "seat": seat, "pair": T.pairs[0], "text": ""}))
+    assert compared
 
 
 def test_a_wizard_never_sees_a_formula_he_has_not_brewed():

@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from elixir_support import (GAME, T, arrange, check_invariants, do, give_brews, give_ingredients,  # noqa: E402
-                            in_use, start, top_unknown, wizard)
+                            in_use, start, told, top_unknown, wizard)
 
 from controller.games.base import IllegalAction  # noqa: E402
 
@@ -25,7 +25,7 @@ def test_on_the_street_the_top_unknown_is_drawn_and_read_aloud():
     state = do(state, "move", seat=0, to="street")
     view = GAME.view(state)
     assert view["unknown"]["id"] == top and view["unknown"]["text"] == T.unknowns[top].text
-    assert view["unknown"]["name"] in view["log"][-1] and view["unknowns_left"] == 11
+    assert view["unknown"]["name"] in told(state) and view["unknowns_left"] == 11
 
 
 def test_twelve_unknowns_with_the_printed_dice_and_hire_prices():
@@ -84,7 +84,7 @@ def test_norman_takes_two_carried_ingredients_or_all_if_fewer():
     one = do(meet("norman", one), "roll", seat=0, value=3)
     assert one["pending"] is None and one["dead_end"]["ingredients"] == {"emerald": 1}   # no choice to make
     none = do(meet("norman"), "roll", seat=0, value=3)
-    assert none["pending"] is None and "nothing" in none["log"][-1]
+    assert none["pending"] is None and "nothing" in told(none)
 
 
 def test_phil_puts_a_brew_card_of_the_victims_choice_in_the_dead_end():

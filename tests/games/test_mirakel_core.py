@@ -285,6 +285,10 @@ def test_a_game_logged_with_color_resumes_as_it_was_played():
     new_log = [{("colour" if k == "color" else k): v for k, v in a.items()} for a in OLD_LOG]
     old = play(GAME, GAME.setup(["Ann", "Ben"], seed=1, options={}), *OLD_LOG)
     new = play(GAME, GAME.setup(["Ann", "Ben"], seed=1, options={}), *new_log)
-    assert json.dumps(old, sort_keys=True) == json.dumps(new, sort_keys=True)
+    def game(value):                       # the story tells each action as it was sent
+        if isinstance(value, dict):
+            return {k: game(v) for k, v in value.items() if k != "told"}
+        return [game(v) for v in value] if isinstance(value, list) else value
+    assert json.dumps(game(old), sort_keys=True) == json.dumps(game(new), sort_keys=True)
     assert new["bowls"][0] == ["red", "purple"] and new["turn"]["disks_placed"] == 2
     assert new["warnings"] == [] and new["next_warning"] == 3

@@ -20,8 +20,9 @@ def started(game):
 
 
 def game_part(s):
-    """Everything but the warnings: a warning must never change the game."""
-    return {k: v for k, v in s.items() if k not in ("warnings", "next_warning", "stamp")}
+    """Everything but the warnings (a warning must never change the game) and what the last
+    action told the table."""
+    return {k: v for k, v in s.items() if k not in ("warnings", "next_warning", "stamp", "told")}
 
 
 def four_drops(game, s):

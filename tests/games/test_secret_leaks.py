@@ -16,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.games import Game
+from controller import records
+from controller.games import Game, IllegalAction
 from controller.games.zaubercocktail.engine import Zaubercocktail
 from controller.table import build_seat_session, build_session
-from tests.leaks import assert_seat_keeps_its_secrets
+from tests.leaks import assert_seat_keeps_its_secrets, assert_told_no_secret, public_session
 from tests.sizes import examples
 from web_ui.stream import session_message
 
@@ -29,20 +30,16 @@ from mix_it_support import GAME, choose  # noqa: E402
 NAMES = ["Ann", "Ben", "Cem", "Dana", "Eli", "Fay", "Gus"]
 
 
-def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
-    """The public session exactly as Table builds it for GET /api/v1/session and the stream."""
-    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
-
-
 def seat_session(game: Game, state: dict[str, Any], seat: int) -> dict[str, Any]:
     public = build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"])
     return dict(build_seat_session(game, state, public, seat))
 
 
 # --- Mix It ------------------------------------------------------------------------------------
-def mix_it_redealt(state: dict[str, Any], rng: random.Random, keep: int | None = None) -> dict[str, Any]:
+def mix_it_redealt(state: dict[str, Any], rng: random.Random, keep: int | None = None,
+                   keep_goal: bool = True) -> dict[str, Any]:
     """The same public table with the hidden cards dealt again (``keep``: that seat's own
-    hand and goal stay)."""
+    hand and, unless ``keep_goal`` is False, its goal stay)."""
     s = GAME.fork(state)
     express = s["options"]["variant"] == "express"
     seats = [i for i in range(len(s["players"])) if i != keep]
@@ -55,6 +52,8 @@ def mix_it_redealt(state: dict[str, Any], rng: random.Random, keep: int | None =
         s["hands"][i], at = parts[at:at + len(s["hands"][i])], at + len(s["hands"][i])
     shouting = {c["seat"] for c in s["claims"]}          # a goal shown to the table is public
     free = [i for i in seats if i not in shouting and s["goals"][i] is not None]
+    if keep is not None and not keep_goal and keep not in shouting and s["goals"][keep] is not None:
+        free.append(keep)
     goals = s["goal_pile"] + [s["goals"][i] for i in free] + [g for i in seats for g in s["won"][i]]
     rng.shuffle(goals)
     s["goal_pile"], at = goals[:len(s["goal_pile"])], len(s["goal_pile"])
@@ -96,6 +95,35 @@ def test_mix_it_public_stream_is_the_same_whatever_is_hidden(variant, seed, n):
             break
         state, _ = GAME.apply(state, choose(state, rng))
     assert GAME.outcome(state) is not None
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 5))
+@pytest.mark.parametrize("variant", ["classic", "express"])      # 2 x 40 = 80 random games
+def test_mix_it_tells_the_table_no_secret(variant, seed, n):
+    """Every action of a whole game, and the same action in a twin game dealt otherwise,
+    tell the table the same words (the game log, the tablet's line)."""
+    rng = random.Random(seed)
+    state = GAME.setup(NAMES[:n], seed, {"variant": variant})
+    for _ in range(2000):
+        if GAME.outcome(state) is not None:
+            break
+        action = choose(state, rng)
+        mix_it_told_the_same(state, action, rng)
+        state, _ = GAME.apply(state, action)
+    assert GAME.outcome(state) is not None
+
+
+def mix_it_told_the_same(state: dict[str, Any], action: dict[str, Any], rng: random.Random) -> None:
+    """The same action in a twin game dealt otherwise tells the table the same, unless the
+    rules showed the table something different (a card placed from the hand, a goal shouted).
+    The actor keeps the hand card it places; changing goal, even its own goal is dealt again."""
+    seat = action.get("seat")
+    twin = mix_it_redealt(state, rng, keep=seat, keep_goal=action["type"] != "change_goal")
+    try:
+        assert_told_no_secret(GAME, (state, action), (twin, action))
+    except IllegalAction:         # the twin's goal does not show: no "MONSTER!" there
+        assert action["type"] == "claim"
 
 
 # --- Zaubercocktail ------------------------------------------------------------------------------
@@ -151,4 +179,26 @@ def test_zaubercocktail_hidden_lay_downs_never_reach_the_public_stream(seed, n):
         action = zc_step(state, rng)
         if action is None:
             break
+        twin = zc_redealt(state, rng, keep=action.get("seat"))
+        if ZC.is_legal(twin, action):                 # (the twin's lay-downs may use up the cards)
+            assert_told_no_secret(ZC, (state, action), (twin, action))
+        if action["type"] == "lay_down":              # another hidden lay-down: told the same
+            other = {**action, "cards": {"greenwurz": rng.randint(2, 4)}, "black": {}}
+            if ZC.is_legal(state, other):
+                assert assert_told_no_secret(ZC, (state, action), (state, other))
         state, _ = ZC.apply(state, action)
+
+
+def test_the_leak_check_catches_a_secret_in_the_words(monkeypatch):
+    """The check above fails when the words name what is hidden: a lay-down's cards."""
+    words = records._words("zaubercocktail")
+    leaky = records.Words({**words.actions, "lay_down": "{player} entered {cards}"}, words.when_empty,
+                          words.events, words.values)
+    monkeypatch.setattr(records, "_words", lambda game_id: leaky)
+    state = ZC.setup(NAMES[:4], 3, {})
+    for action in ({"type": "reveal"}, {"type": "drop_out", "seat": 0}):
+        state, _ = ZC.apply(state, action)
+    mine = {"type": "lay_down", "seat": 0, "cards": {"troll_hair": 3}, "black": {}}
+    other = {**mine, "cards": {"greenwurz": 3}}
+    with pytest.raises(AssertionError, match="told a secret"):
+        assert_told_no_secret(ZC, (state, mine), (state, other))

@@ -604,6 +604,10 @@ def test_physical_deck_lists_only_cards_not_yet_revealed():
 
 
 # --- undo and history ------------------------------------------------------------------
+def game(state):
+    """The game, whatever its last action told the table (an undo tells what it took back)."""
+    return {k: v for k, v in state.items() if k != "told"}
+
 
 def test_undo_takes_back_the_last_entry_until_the_next_reveal():
     state = lay_all(laying_state(), EXAMPLE)
@@ -625,8 +629,8 @@ def test_undo_reverses_a_dropout_and_a_false_trader():
     state["stones"] = [4] * 5
     a = act(state, type="drop_out", seat=2)
     b = act(a, type="false_trader", seat=0)
-    assert act(b, type="undo") == a
-    assert act(a, type="undo") == state
+    assert game(act(b, type="undo")) == game(a)
+    assert game(act(a, type="undo")) == game(state)
 
 
 def test_history_keeps_every_round():
@@ -777,7 +781,7 @@ def test_undo_after_a_win_decided_by_a_tie_break_draw_takes_back_that_draw():
     won = act(state, type="draw", seat=1, kind="faran_leaf")
     assert GAME.outcome(won).winners == (DORO,)
     back = act(won, type="undo")
-    assert back == state and back["phase"] == "tiebreak" and GAME.outcome(back) is None
+    assert game(back) == game(state) and back["phase"] == "tiebreak" and GAME.outcome(back) is None
     assert [a["seat"] for a in GAME.legal_actions(back) if a["type"] == "draw"][:1] == [BABS]
 
 
@@ -842,10 +846,13 @@ def test_random_rounds_keep_stones_on_the_path_and_move_the_right_players(data):
                 state = act(state, type="drop_out", seat=order[len(state["round"]["dropouts"])])
         for seat in range(n):
             cards, black = data.draw(lay_downs())
+            state = act(state, type="lay_down", seat=seat, cards=cards, black=black)
+        for seat in range(n):                      # more cards than the deck has: some lay nothing
             try:
-                state = act(state, type="lay_down", seat=seat, cards=cards, black=black)
-            except IllegalAction as refused:       # more cards than the deck has: lays nothing
-                assert "cannot exist" in str(refused)
+                GAME.apply(state, {"type": "reveal_entries"})
+                break
+            except IllegalAction as refused:
+                assert "together use more than the game's" in str(refused)
                 state = act(state, type="lay_down", seat=seat, cards={}, black={})
         public = GAME.view(state)
         assert public["round"]["entries"] == [None] * n and public["round"]["order"] is None
@@ -927,23 +934,39 @@ def test_a_broken_data_file_is_named():
 
 
 # --- card conservation: lay-downs that cannot exist are refused ---------------------------------
-def test_lay_downs_beyond_the_decks_cards_are_refused_with_the_count():
-    """27 Blue Schlums exist: three players laying 7 and a fourth 7 more (28) cannot be."""
-    state = to_laying(new_game(5), (0, 1, 2))
+def test_lay_downs_that_cannot_exist_together_are_refused_at_the_reveal_not_before():
+    """27 Blue Schlums exist: three players laying 7 and a fourth 7 more (28) cannot be. The
+    fourth entry is taken (refusing it would tell what the others entered: anyone could
+    probe their hidden counts, issue 22); the reveal says so, to the whole table."""
+    state = to_laying(new_game(4), (0, 1))
     for seat in range(3):
         state = act(state, type="lay_down", seat=seat, cards={"blue_schlums": 7}, black={})
-    with pytest.raises(IllegalAction, match=r"only 27 Blue Schlums cards.*7 more cannot exist") as refused:
-        act(state, type="lay_down", seat=3, cards={"blue_schlums": 7}, black={})
-    # the others' hidden counts are not told (only that together they are too many)
-    assert "21" not in str(refused.value)
-    # the listed lay-downs are legal whatever the others entered, and are shaped only by
-    # how many entered (public), never by what (27 - 3 x 7 = 6 at most)
+    state = act(state, type="lay_down", seat=3, cards={"blue_schlums": 7}, black={})
+    with pytest.raises(IllegalAction, match=r"together use more than the game's 27 Blue Schlums cards") as refused:
+        act(state, type="reveal_entries")
+    assert "28" not in str(refused.value) and "21" not in str(refused.value)    # no count is told
+    # the listed lay-downs are shaped only by how many entered (public), never by what
     offered = [a["cards"].get("blue_schlums") for a in GAME.lay_downs(state, 3)]
     assert 6 in offered and 7 not in offered
     assert GAME.seat_actions(state, 3)[-len(GAME.lay_downs(state, 3)):] == GAME.lay_downs(state, 3)
-    # six is exactly the rest of the deck: taken
-    state = act(state, type="lay_down", seat=3, cards={"blue_schlums": 6}, black={})
-    assert state["round"]["entries"][3]["cards"] == {"blue_schlums": 6}
+    state = act(state, type="lay_down", seat=3, cards={"blue_schlums": 6}, black={})   # seat 3 corrects
+    state = act(state, type="reveal_entries")
+    assert state["round"]["entries_revealed"]
+
+
+def test_an_entry_is_taken_whatever_the_others_entered():
+    """The same entry gets the same answer whatever is hidden: the refusals never tell."""
+    answers = set()
+    for others in ({"blue_schlums": 7}, {"blue_schlums": 2}, {"greenwurz": 3}):
+        state = to_laying(new_game(4), (0, 1))
+        for seat in range(3):
+            state = act(state, type="lay_down", seat=seat, cards=others, black={})
+        try:
+            act(state, type="lay_down", seat=3, cards={"blue_schlums": 7}, black={})
+            answers.add("taken")
+        except IllegalAction as refused:
+            answers.add(str(refused))
+    assert answers == {"taken"}
 
 
 def test_a_player_changing_their_own_entry_is_not_counted_twice():
@@ -953,15 +976,17 @@ def test_a_player_changing_their_own_entry_is_not_counted_twice():
     state = act(state, type="lay_down", seat=2, cards={"blue_schlums": 7}, black={})
     state = act(state, type="lay_down", seat=2, cards={"blue_schlums": 6}, black={})   # seat 2 corrects
     assert state["round"]["entries"][2]["cards"] == {"blue_schlums": 6}
+    state = act(state, type="lay_down", seat=3, cards={"blue_schlums": 7}, black={})
+    assert act(state, type="reveal_entries")["round"]["entries_revealed"]      # 7 + 7 + 6 + 7 = 27
 
 
 def test_more_black_somethings_than_the_game_has_are_refused():
-    state = to_laying(new_game(5), (0, 1, 2))
+    state = to_laying(new_game(4), (0, 1))
     state = act(state, type="lay_down", seat=0, cards={"blue_schlums": 2}, black={"blue_schlums": 2})
     state = act(state, type="lay_down", seat=1, cards={"greenwurz": 2}, black={"greenwurz": 2})
-    with pytest.raises(IllegalAction, match="only 4 Black Somethings"):
-        act(state, type="lay_down", seat=2, cards={"lead_earth": 2}, black={"lead_earth": 1})
+    state = act(state, type="lay_down", seat=2, cards={"lead_earth": 2}, black={"lead_earth": 1})
+    state = act(state, type="lay_down", seat=3, cards={}, black={})
     before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction):
-        GAME.apply(state, {"type": "lay_down", "seat": 2, "cards": {"lead_earth": 2}, "black": {"lead_earth": 1}})
+    with pytest.raises(IllegalAction, match="more than the game's 4 Black Somethings"):
+        GAME.apply(state, {"type": "reveal_entries"})
     assert state == before                      # refused: nothing changed

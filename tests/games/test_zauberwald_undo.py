@@ -24,8 +24,8 @@ def undo(state):
 
 
 def same(a, b) -> bool:
-    """The same game, whatever the undo stacks hold."""
-    strip = lambda s: json.dumps({k: v for k, v in s.items() if k != "undo"}, sort_keys=True)  # noqa: E731
+    """The same game, whatever the undo stacks hold and the last action told."""
+    strip = lambda s: json.dumps({k: v for k, v in s.items() if k not in ("undo", "told")}, sort_keys=True)  # noqa: E731
     return strip(a) == strip(b)
 
 

@@ -10,18 +10,26 @@ from controller.devices.floor_serial import SerialForestFloor
 from controller.devices.pico_link import LinkTimings
 from controller.devices.sim_pico import Faults, SimPico
 
+from tests.sizes import TIMEOUT_SCALE
+
 STEPS_PER_ANT = 10
 ANTS = 16
 REV = STEPS_PER_ANT * ANTS
 
-# Short limits keep the suite fast; the protocol is the same as with the defaults.
-FAST = {"heartbeat_s": 0.05, "lost_after_s": 0.4, "rto_s": 0.02, "rto_max_s": 0.2,
-        "hello_timeout_s": 0.3, "backoff_s": 0.02, "backoff_max_s": 0.2,
+# Short limits keep the suite fast; the protocol is the same as with the defaults. The
+# simulated Pico is a Python thread that a busy machine (a CPU hog on every core, load 30)
+# holds up for well over a second: a link is called lost only after 3 s of silence and a
+# HELLO waits 2 s, so only a Pico that really stops talking loses it.
+FAST = {"heartbeat_s": 0.05, "lost_after_s": 3.0, "rto_s": 0.02, "rto_max_s": 0.2,
+        "hello_timeout_s": 2.0, "backoff_s": 0.02, "backoff_max_s": 0.2,
         "wrong_firmware_retry_s": 0.3}
+# A wait for a state gives it at least this long (scaled with the tests' timeouts): the
+# deadline is only reached by a test that fails, so it is generous, never a speed limit.
+STATE_WAIT_S = 30.0
 
 
 def wait_for(predicate, timeout=5.0, step=0.005):
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + max(timeout, STATE_WAIT_S) * TIMEOUT_SCALE
     while time.monotonic() < deadline:
         if predicate():
             return True

@@ -110,8 +110,10 @@ def test_other_protocol_version_is_refused_with_what_to_flash(make_floor):
     other = SimPico(steps_per_rev=REV, protocol=P.PROTOCOL_VERSION + 1)
     try:
         floor = make_floor(port=other.port)
-        assert wait_for(lambda: floor.link.state == "wrong_firmware")
+        # the floor's state follows the link's a moment later: wait for what the tablet reads
+        assert wait_for(lambda: floor.status()["state"] == "fault")
         status = floor.status()
+        assert floor.link.state == "wrong_firmware"
         message = status["link"]["message"]
         assert f"protocol {P.PROTOCOL_VERSION + 1}" in message
         assert f"protocol {P.PROTOCOL_VERSION}" in message and "potionpi firmware flash" in message

@@ -103,3 +103,23 @@ def test_a_page_on_another_site_cannot_write_or_frame_the_table(app, proof_line)
         assert headers["X-Content-Type-Options"] == "nosniff"
         assert headers["Referrer-Policy"] in ("same-origin", "no-referrer")
     proof_line("cross-site writes and framing", 6, 0)
+
+
+def test_a_page_that_points_its_own_name_at_the_table_gets_nothing(app, client, proof_line):
+    """DNS rebinding (issue 22): with ``Host: rebind.evil.example`` the session, log,
+    history, /healthz and /join answered 200, and a PIN guess with that Host was checked,
+    so a web page a guest opened could spend the table's PIN budget."""
+    start_game(client)
+    evil = {"Host": "rebind.evil.example:8080"}
+    paths = ["/", "/api/v1/session", "/api/v1/session/log", "/api/v1/history", "/healthz", "/join",
+             "/api/v1/stream", "/settings", "/static/js/app.js"]
+    served = [p for p in paths if client.get(p, headers=evil).status_code != 421]
+    budget = app.extensions["potionpi"].gate.budget
+    guesses = [client.post("/api/v1/session/actions", json=ACTION, headers={**evil, "X-Table-Pin": f"{n:04d}"})
+               for n in range(20)]
+    served += [r.status_code for r in guesses if r.status_code != 421]
+    assert budget.level == 0 and budget.wait() == 0            # no guess was even checked
+    assert client.get("/api/v1/session").status_code == 200    # the table's own name: served
+    proof_line("DNS rebinding (a foreign Host)", len(paths) + len(guesses), len(served),
+               "421 for every page, stream and PIN guess; the PIN budget untouched (all served before)")
+    assert served == []

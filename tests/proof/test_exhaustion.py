@@ -7,6 +7,7 @@ devices on the Wi-Fi would.
 from __future__ import annotations
 
 import http.client
+import json
 import socket
 import threading
 import time
@@ -176,4 +177,117 @@ def test_the_pi_itself_is_not_capped(client, serve):
         assert [closed_by_server(s, 0.1) for s in local] == [False] * 8
     finally:
         for s in local:
+            s.close()
+
+
+# --- the table's own screens are never locked out (issue 22) ------------------------------
+class Device:
+    """A browser at ``source``: it keeps the session cookie the server sets, as one does."""
+
+    def __init__(self, port: int, source: str):
+        self.port, self.source, self.cookie, self.csrf = port, source, "", ""
+
+    def call(self, method: str, path: str, body: bytes | None = None, headers=None) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10, source_address=(self.source, 0))
+        try:
+            sent = {"Content-Type": "application/json", **(headers or {})}
+            if self.cookie:
+                sent["Cookie"] = self.cookie
+            conn.request(method, path, body=body, headers=sent)
+            response = conn.getresponse()
+            data = response.read()
+            for value in response.headers.get_all("Set-Cookie") or []:
+                self.cookie = value.split(";", 1)[0]
+            return response.status, data
+        finally:
+            conn.close()
+
+    def unlock(self) -> None:
+        import re
+        _, page = self.call("GET", "/")
+        self.csrf = re.search(rb'name="csrf-token" content="([^"]+)"', page).group(1).decode()
+        status, _ = self.call("POST", "/api/v1/login", b'{"pin": "%s"}' % AUTH["X-Table-Pin"].encode(),
+                              {"X-CSRF-Token": self.csrf})
+        assert status == 200
+
+    def stream_status(self, path: str = "/api/v1/stream") -> tuple[int, socket.socket]:
+        """Open a live stream and keep it open; its status."""
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=10, source_address=(self.source, 0))
+        cookie = f"Cookie: {self.cookie}\r\n" if self.cookie else ""
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{cookie}Accept: text/event-stream\r\n\r\n".encode())
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(1024)
+            if not chunk:
+                break
+            head += chunk
+        return int(head.split(b" ", 2)[1]), sock
+
+
+def tablet_and_phone(port: int, tablet_at: str, phone_at: str, seat: int) -> tuple[Device, Device, str]:
+    """An unlocked tablet, and a phone holding ``seat`` (it opened the seat's link): the
+    table's own devices. Returns them and the seat's token."""
+    tablet = Device(port, tablet_at)
+    tablet.unlock()
+    phone = Device(port, phone_at)
+    _, body = tablet.call("GET", "/api/v1/seats", headers={"X-CSRF-Token": tablet.csrf})
+    token = json.loads(body)["seats"][seat]["token"]
+    assert phone.call("GET", f"/api/v1/seat/{token}")[0] == 200
+    return tablet, phone, token
+
+
+def test_strangers_streams_never_take_the_tables_own_screens(client, serve, proof_line):
+    """The issue's attack: 64 live streams held from 16 addresses; then the unlocked
+    tablet, a phone holding its seat and the Pi's own screen open theirs (all 503 before)."""
+    start_game(client)
+    server = serve()
+    tablet, phone, token = tablet_and_phone(server.port, "127.0.0.20", "127.0.0.21", 0)
+    held, refused = [], 0
+    try:
+        for n in range(64):
+            status, sock = Device(server.port, f"127.0.7.{1 + n // 4}").stream_status()
+            held.append(sock)
+            refused += status != 200
+        own = [tablet.stream_status(), phone.stream_status(f"/api/v1/seat/{token}/stream"),
+               Device(server.port, "127.0.0.1").stream_status()]
+        held += [sock for _, sock in own]
+        locked_out = [status for status, _ in own if status != 200]
+        proof_line("strangers' streams against the table's own screens", len(own), len(locked_out),
+                   f"64 streams asked from 16 addresses ({64 - refused} held); the unlocked tablet, a seat "
+                   "phone and the Pi's own screen then opened theirs (3 of 3 got 503 before)")
+        assert locked_out == []
+        assert refused == 16                          # the reserve: 16 of 64 slots
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_a_phone_holding_its_seat_gets_in_during_a_slowloris(client, serve, proof_line):
+    """Slowloris from 110 addresses: a seat phone was refused 24 of 25 times (only unlocked
+    tablets were the table's own); a phone holding a seat is the table's own now."""
+    start_game(client)
+    server = serve()
+    _, phone, token = tablet_and_phone(server.port, "127.0.0.30", "127.0.0.31", 1)
+    attackers = []
+    try:
+        for n in range(110):
+            try:
+                attackers.append(connect(server.port, f"127.0.8.{1 + n}"))
+            except OSError:
+                pass
+        deadline = time.monotonic() + 30           # the table is full before the phone comes
+        while len(server._server.active_channels) < LIMITS["open_limit"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(server._server.active_channels) >= LIMITS["open_limit"]
+        answered = []
+        for _ in range(25):
+            try:
+                answered.append(phone.call("GET", f"/api/v1/seat/{token}")[0])
+            except (ConnectionError, http.client.RemoteDisconnected):
+                answered.append(0)
+        proof_line("slowloris from 110 addresses against a seat phone", 25, 25 - answered.count(200),
+                   "the phone holding its seat answered every time (24 of 25 refused before)")
+        assert answered == [200] * 25
+    finally:
+        for s in attackers:
             s.close()

@@ -151,3 +151,80 @@ def test_an_encoder_wired_backwards_gets_the_config_fix():
     results = run_with(Person(clockwise=False), mock_table_config())
     assert results["encoder"].status == "fail"
     assert results["encoder"].fix.startswith("set cauldron.encoder_reverse = true in")
+
+
+# --- the floor turns only after a yes; its limits are the link's (issue 25) -----------------------
+def gpio_floor_config(**floor):
+    config = Config.defaults()
+    config["gpio"]["pin_factory"] = "mock"
+    config["cauldron"]["enabled"] = False
+    config["forest_floor"].update(backend="gpio", steps_per_ant=2.0, top_speed=20000.0,
+                                  start_speed=5000.0, homing_speed=20000.0, **floor)
+    return config
+
+
+def homing_check(config, ask):
+    """The homing check on mock pins; (its result, the STEP pulses it made)."""
+    checker = TableCheck(config, sim=False, only=["homing"], ask=ask)
+    checker.check_pin_factory(report=False)
+    try:
+        checker.check_floor()
+        pulses = sum(1 for s in checker.factory.pin(5).states[1:] if s.state)   # STEP is BCM 5
+    finally:
+        for closer in reversed(checker._closers):
+            closer.close()
+    (result,) = [r for r in checker.results if r.name == "floor homing"]
+    return result, pulses
+
+
+def test_a_real_floor_is_not_turned_unless_someone_says_yes():
+    asked = []
+    for answer in (None, "n", ""):
+        ask = None if answer is None else (lambda q, a=answer: asked.append(q) or a)
+        result, pulses = homing_check(gpio_floor_config(), ask)
+        assert result.status == "skip" and pulses == 0, result
+    assert "nobody here to say it may turn" in homing_check(gpio_floor_config(), None)[0].detail
+    assert asked and all("hands off the board" in q and "[y/N]" in q for q in asked)
+
+
+def test_after_a_yes_the_floor_turns_and_a_missing_mark_is_named():
+    result, pulses = homing_check(gpio_floor_config(), lambda q: "y")
+    assert result.status == "fail" and result.detail.startswith("home not found within 1.2 turns")
+    assert pulses == 39                                   # 1.2 x 16 ants x 2 steps, rounded up
+
+
+def test_a_homing_that_never_ends_says_which_limit_passed():
+    class Stuck:
+        def home(self):
+            pass
+
+        def stop(self):
+            self.stopped = True
+
+        def status(self):
+            return {"state": "homing", "homed": False, "fault": None, "last_move": {"home": True}}
+
+    checker = TableCheck(gpio_floor_config(), sim=False, ask=lambda q: "y")
+    checker.homing_limit = lambda planned: 0.2
+    floor = Stuck()
+    checker._home(floor)
+    (result,) = checker.results
+    assert result.status == "fail" and floor.stopped
+    assert result.detail.startswith("the floor was still homing after 0 s (1.2 turns at 20000 steps/s")
+    assert "homing ended homing" not in result.detail
+
+
+def test_the_pico_check_waits_as_long_as_the_config_gives_a_slow_link(tmp_path, capsys):
+    """A Pico whose every reply takes 1.5 s (a slow hub, an emulated chip): with the default
+    limits it is "no answer"; with link_lost_after_s = 6 in the config it passes."""
+    from controller.devices.sim_pico import Faults, SimPico
+    pico = SimPico(steps_per_rev=3200, faults=Faults(delay_s=1.5))
+    slow = tmp_path / "slow.toml"
+    slow.write_text("[forest_floor]\nlink_lost_after_s = 6.0\n")
+    try:
+        assert main(["check", "--only", "pico", "--port", pico.port]) == 1
+        assert "no answer from" in capsys.readouterr().out
+        assert main(["check", "--config", str(slow), "--only", "pico", "--port", pico.port]) == 0
+        assert "PASS  Pico:" in capsys.readouterr().out
+    finally:
+        pico.close()

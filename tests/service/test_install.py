@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.config import Config, UsageError
+from controller.cli import UsageError, main
+from controller.config import Config
 from controller.service import install as inst
 
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
@@ -282,3 +282,27 @@ def test_a_second_potionpi_on_the_port_says_so(tmp_path):
     assert f"port {port} is already in use: is the service running" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "potionpi.sqlite3").exists()      # the service's games untouched
+
+
+# --- the UART the TMC2209 is on (issue 25) ------------------------------------------------
+def test_the_unit_allows_a_uart_only_when_the_config_drives_a_tmc2209_over_one(tmp_path, setup):
+    assert not [l for l in inst.unit_text(setup).splitlines()
+                if l.startswith("DeviceAllow=char-tty") and "ttyACM" not in l]
+    config = tmp_path / "potionpi.toml"
+    config.write_text('[forest_floor]\nbackend = "gpio"\nstall_pin = 26\ntmc2209_uart = "/dev/ttyAMA0"\n')
+    with_uart = inst.Setup.for_invoker(setup.user, config_from=str(config))
+    assert with_uart.uart == "/dev/ttyAMA0"
+    unit = inst.unit_text(with_uart).splitlines()
+    assert "DeviceAllow=char-ttyAMA rw" in unit and "DeviceAllow=char-ttyACM rw" in unit
+    config.write_text('[forest_floor]\nbackend = "serial"\ntmc2209_uart = "/dev/ttyAMA0"\n')
+    assert inst.Setup.for_invoker(setup.user, config_from=str(config)).uart == ""   # no GPIO floor
+
+
+@needs_systemd
+def test_a_unit_with_a_uart_passes_systemd_analyze_verify(tmp_path, setup):
+    setup.uart = "/dev/serial0"
+    unit = write_unit(tmp_path, inst.unit_text(setup))
+    assert "DeviceAllow=char-ttyAMA rw" in unit.read_text()
+    result = subprocess.run([SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True, text=True)
+    complaints = [line for line in result.stderr.splitlines() if "Special user nobody" not in line]
+    assert result.returncode == 0 and not complaints, result.stderr

@@ -87,6 +87,18 @@ def test_lgpio_chosen_on_a_machine_without_a_gpio_chip(tmp_path, monkeypatch):
         decide(Config.load(path), sim=False)
 
 
+def test_auto_on_a_pi_without_a_gpio_chip_never_advises_auto(on_a_pi, tmp_path, monkeypatch):
+    """The setting is already "auto": the advice names what is missing (the kernel's GPIO
+    driver) and the way to simulate, not the value that is set."""
+    monkeypatch.setattr(preflight, "library_installed", lambda module: True)
+    monkeypatch.setattr(pins, "GPIOCHIP", tmp_path / "gpiochip0")
+    with pytest.raises(MissingHardware) as err:
+        decide(Config.defaults(), sim=False)
+    message = str(err.value)
+    assert 'gpio.pin_factory = "auto"' in message and "set pin_factory" not in message
+    assert "Raspberry Pi 4 Model B Rev 1.5 shows no GPIO chip" in message and "`make sim`" in message
+
+
 def test_serial_floor_without_its_pico_exits_2_even_when_simulated(tmp_path):
     path = config_file(tmp_path, '[forest_floor]\nbackend = "serial"\nserial_port = "/dev/potionpi-floor"\n')
     result = run("run", "--sim", "--config", str(path), "--data-dir", str(tmp_path), "--port", "0")

@@ -1,6 +1,10 @@
 """Shared by the web tests (and the browser test): PIN, devices, quick game set-up."""
 from __future__ import annotations
 
+import http.cookiejar
+import json
+import urllib.error
+import urllib.request
 from typing import Any
 
 PIN = "4711"
@@ -78,3 +82,40 @@ def to_phase(client, phase: str, limit: int = 60) -> dict[str, Any]:
         assert response.status_code == 200, response.get_json()
         session = response.get_json()
     raise AssertionError(f"never reached {phase}; stuck in {session['state']['phase']}")
+
+
+class Phone:
+    """A player's own phone talking to the live server: it keeps its cookies as a browser
+    does, so the seat it claims with a link stays its own (docs/seats.md)."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json", **(headers or {})})
+        try:
+            with self.opener.open(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"null")
+
+    def post(self, path: str, body: Any) -> tuple[int, Any]:
+        return self.request("POST", path, body)
+
+    def get(self, path: str) -> tuple[int, Any]:
+        return self.request("GET", path)
+
+    @property
+    def cookie(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    def open_seat(self, token: str):
+        """Open the seat as the phone page does (claiming it), then follow its stream."""
+        from .sse import SSEClient
+        status, body = self.get(f"/api/v1/seat/{token}")
+        assert status == 200, body
+        return SSEClient(self.base, f"/api/v1/seat/{token}/stream", cookie=self.cookie)

@@ -12,12 +12,14 @@ class SSEClient:
     """Reads ``text/event-stream`` line by line; ``next_event()`` returns one message."""
 
     def __init__(self, base_url: str, path: str = "/api/v1/stream", *, last_event_id: str | None = None,
-                 timeout: float = 30.0, context: ssl.SSLContext | None = None):
+                 timeout: float = 30.0, context: ssl.SSLContext | None = None, cookie: str | None = None):
         parts = urlsplit(base_url)
         self.conn = (http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=context)
                      if parts.scheme == "https" else http.client.HTTPConnection(parts.hostname, parts.port,
                                                                                 timeout=timeout))
         headers = {"Accept": "text/event-stream"}
+        if cookie:
+            headers["Cookie"] = cookie
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         self.conn.request("GET", path, headers=headers)

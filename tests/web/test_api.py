@@ -57,7 +57,7 @@ def test_start_returns_201_and_a_complete_session(client):
     assert response.status_code == 201
     session = response.get_json()
     assert set(session) == {"id", "game", "version", "players", "state", "legal_actions",
-                            "legal_actions_complete", "prompt", "can_undo", "undo_label", "outcome"}
+                            "legal_actions_complete", "prompt", "told", "can_undo", "undo_label", "outcome"}
     assert session["legal_actions_complete"] is True      # Mirakel Mix lists every choice
     assert session["prompt"].startswith("Set-up: turn the cauldron")
     assert session["can_undo"] is False and session["undo_label"] is None

@@ -98,7 +98,7 @@ def test_a_changed_pin_locks_every_tablet_again(client, app):
     start_game(client)
     token = page_token(client)
     log_in(client, token=token)
-    app.extensions["potionpi"].gate.change("9876")
+    app.extensions["potionpi"].change_pin("9876")
     response = client.post("/api/v1/session/actions", json=ACTION, headers={"X-CSRF-Token": token})
     assert response.status_code == 401
 

@@ -12,7 +12,7 @@ import pytest
 from tests.games.mix_it_support import choose
 from tests.leaks import assert_seat_keeps_its_secrets
 
-from .helpers import AUTH, act
+from .helpers import AUTH, Phone, act
 from .sse import SSEClient
 from .test_stream import post
 
@@ -80,7 +80,8 @@ def test_the_live_streams_keep_every_seat_s_secrets(live, table):
     request = urllib.request.Request(live + "/api/v1/seats", headers=AUTH)
     with urllib.request.urlopen(request, timeout=30) as response:
         tokens = [s["token"] for s in json.loads(response.read())["seats"]]
-    streams = [SSEClient(live)] + [SSEClient(live, f"/api/v1/seat/{t}/stream") for t in tokens]
+    phones = [Phone(live) for _ in tokens]
+    streams = [SSEClient(live)] + [phone.open_seat(t) for phone, t in zip(phones, tokens)]
     rng = random.Random(16)
     try:
         for _ in range(12):
@@ -96,7 +97,8 @@ def test_the_live_streams_keep_every_seat_s_secrets(live, table):
                 status, _ = post(live, "/api/v1/session/actions", {"action": action})
             else:
                 body = {k: v for k, v in action.items() if k != "seat"}
-                status, _ = post(live, f"/api/v1/seat/{tokens[action['seat']]}/actions", {"action": body})
+                status, _ = phones[action["seat"]].post(f"/api/v1/seat/{tokens[action['seat']]}/actions",
+                                                        {"action": body})
             assert status == 200
     finally:
         for s in streams:

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from controller.daemon import FirmwareWatch
-from controller.service import logs
+from controller.service import discovery, logs
+from web_ui.hosts import TableNames
 
 from .helpers import AUTH, PIN
 
@@ -30,15 +31,38 @@ def csrf_of(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
-def test_join_shows_the_address_this_screen_used_as_qr(client):
-    page = client.get("/join", base_url="http://192.168.1.20:8080").get_data(as_text=True)
-    assert "http://192.168.1.20:8080/" in page
-    assert "<svg" in page and 'aria-label="QR code of http://192.168.1.20:8080/"' in page
+def typed_address(page: str) -> str:
+    """The address /join says to type, as the phone shows it (its parts joined)."""
+    strong = re.search(r'<strong class="address">(.*?)</strong>', page).group(1)
+    return re.sub(r"<[^>]+>", "", strong)
+
+
+def test_join_shows_the_table_name_this_screen_used_as_qr(app, client):
+    app.extensions["potionpi"].names = TableNames(["games.home.arpa"])
+    page = client.get("/join", base_url="http://games.home.arpa:8080").get_data(as_text=True)
+    assert typed_address(page) == "http://games.home.arpa:8080/"
+    assert "<svg" in page and 'aria-label="QR code of http://games.home.arpa:8080/"' in page
+    # a name that is not the table's gets no page at all (DNS rebinding)
+    response = client.get("/join", base_url="http://rebind.evil.example:8080")
+    assert response.status_code == 421 and b"only to its own names" in response.data
+    # ... and says where the table is: its own address and port, not the foreign name
+    address = discovery.lan_address() or "127.0.0.1"
+    assert f"open it as http://{address}:8080/)".encode() in response.data
+    assert b"rebind" not in response.data
 
 
 def test_join_on_the_pis_own_screen_shows_the_network_address(client, owned):
     page = client.get("/join", base_url="http://127.0.0.1:8080").get_data(as_text=True)
-    assert "or type <strong>http://192.168.1.20:8080/</strong>" in page
+    address = discovery.lan_address() or "127.0.0.1"
+    assert typed_address(page) == f"http://{address}:8080/"
+
+
+def test_join_breaks_the_address_only_between_its_parts(app, client):
+    app.extensions["potionpi"].names = TableNames(["games.home.arpa"])
+    page = client.get("/join", base_url="http://games.home.arpa:8765").get_data(as_text=True)
+    strong = re.search(r'<strong class="address">(.*?)</strong>', page).group(1)
+    assert strong == ("<span>http://</span><wbr><span>games.home.arpa</span><wbr><span>:8765</span>"
+                      "<wbr><span>/</span>")
 
 
 def test_settings_need_the_pin(client, owned):
@@ -79,10 +103,13 @@ def test_owner_downloads_the_log_and_every_game(client, owned, table):
 def test_the_running_games_log_is_withheld_until_it_is_over(client, owned, table):
     table.start("mirakel-mix", ["Ann", "Ben"], seed=3)       # replaced: its log may go
     table.start("mirakel-mix", ["Cem", "Dana"], seed=4)      # still being played
-    running, replaced = json.loads(client.get("/settings/export", headers=AUTH).data)["games"]
+    download = client.get("/settings/export", headers=AUTH).data
+    running, replaced = json.loads(download)["games"]
     assert running["players"] == ["Cem", "Dana"] and running["actions"] is None
     assert "still being played" in running["actions_withheld"]
-    assert replaced["actions"] == []
+    # the seed deals every hidden card again: not while the game is on the table (issue 22)
+    assert running["seed"] is None and b'"seed": 4' not in download
+    assert replaced["actions"] == [] and replaced["seed"] == 3
 
 
 def test_scripts_use_the_pin_header(client, owned):

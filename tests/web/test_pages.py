@@ -216,8 +216,10 @@ def test_the_page_has_the_running_games_whole_module_graph_fetched_at_once(clien
     """A board five imports deep is asked for in one go, not one level after the other."""
     modules, styles = preloads(client.get("/").get_data(as_text=True))
     # no game on the table: the page's own modules only, no game's (the More panel, sounds
-    # and firmware notice are asked for after the first frame: not preloaded)
+    # and firmware notice are asked for after the first frame: not preloaded; the story
+    # line is drawn with the board)
     assert {m.split("?")[0] for m in modules} == {"/static/js/ui.js", "/static/js/net.js", "/static/js/pinpad.js",
+                                                  "/static/js/story.js",
                                                   "/static/js/awake.js", "/static/js/offline.js"}
     assert styles == []
     start_game(client)

@@ -36,7 +36,7 @@ def table_app(tmp_path, clock: Clock):
     app = create_app(table=table, pin=PIN, secret_key=SECRET,
                      settings={"pin_budget_file": str(tmp_path / "pin_budget.json")})
     gate = app.extensions["potionpi"].gate
-    gate._clock = clock                                   # per-address windows
+    gate.tries._clock = clock                             # per-address windows
     gate.budget = PinBudget(path=tmp_path / "pin_budget.json", clock=clock)
     return app
 

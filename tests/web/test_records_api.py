@@ -34,8 +34,11 @@ def test_the_log_says_who_did_what_newest_first_and_marks_undo(client):
     texts = [e["text"] for e in log]
     assert texts[0] == "Undo – taken back: Cy traded falsely: one field back"
     assert log[0]["undo"] and log[1]["undone"] and not log[2]["undone"]
-    assert texts[1:] == ["Cy traded falsely: one field back", "Ben is done trading",
-                         "The next recipe card was revealed"]
+    card = client.get("/api/v1/session").get_json()["state"]["round"]["recipe"]["name"]
+    assert texts[1:] == ["Cy traded falsely: one field back",
+                         "Ben is done trading. Ben's magic stone goes in the ring.",
+                         f"Round 1: recipe card {card} turned over"]
+    assert log[2]["lines"] == ["Ben is done trading", "Ben's magic stone goes in the ring"]
 
 
 def test_a_hidden_lay_down_never_shows_its_cards_in_the_log(client):
@@ -49,12 +52,16 @@ def test_a_hidden_lay_down_never_shows_its_cards_in_the_log(client):
 
 
 def test_a_game_without_seats_in_its_actions_names_the_player_whose_turn_it_is(client):
-    start(client, "mirakel-mix", ["Ann", "Ben"], seed=3)
-    session = client.get("/api/v1/session").get_json()
-    drop = next(a for a in session["legal_actions"] if a["type"] == "drop")
-    act(client, drop)
+    response = client.post("/api/v1/session", json={"game": "mirakel-mix", "players": ["Ann", "Ben"], "seed": 3,
+                                                    "options": {"fill": "random"}}, headers=AUTH)
+    assert response.status_code == 201
+    for kind in ("place_apprentice", "place_apprentice", "empty_bowl", "drop"):
+        session = client.get("/api/v1/session").get_json()
+        action = next(a for a in session["legal_actions"] if a["type"] == kind)
+        assert act(client, action).status_code == 200
     entry = client.get("/api/v1/session/log").get_json()["entries"][0]
-    assert entry["text"] == f"Ann's turn: the drop was {drop['colour']}"
+    assert entry["text"] == f"Ann's drop 1 of 4 was {action['colour']}"
+    assert client.get("/api/v1/session").get_json()["told"] == [entry["text"]]
 
 
 def test_no_game_no_log(client):
@@ -150,5 +157,7 @@ def test_two_tables_with_their_own_game_1_each_get_their_own_log(tmp_path):
         assert game["id"] == 1
         logs.append([e["text"] for e in book.entries(game, store.actions(1))])
         store.close()
-    assert logs[0] == ["Ann is done trading", "The next recipe card was revealed"]
-    assert logs[1] == ["Undo – taken back: Ben is done trading", "Ben is done trading", "The next recipe card was revealed"]
+    ben = "Ben is done trading. Ben's magic stone goes in the ring."
+    assert logs[0][0] == "Ann is done trading. Ann's magic stone goes in the ring."
+    assert logs[1][:2] == [f"Undo – taken back: {ben}", ben]
+    assert all(log[-1].startswith("Round 1: recipe card ") for log in logs)

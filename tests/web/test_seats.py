@@ -12,7 +12,7 @@ import pytest
 from controller.games import available, plugin
 from tests.leaks import assert_seat_keeps_its_secrets
 
-from .helpers import AUTH, act, start_game
+from .helpers import AUTH, Phone, act, start_game
 from .sse import SSEClient
 from .test_stream import post, start
 
@@ -138,7 +138,7 @@ def test_a_new_game_and_a_new_pin_revoke_every_seat_link(client, app):
     response = client.get(f"/api/v1/seat/{old}")
     assert response.status_code == 409 and "earlier game" in response.get_json()["error"]
     fresh = seats(client)[0]["token"]
-    app.extensions["potionpi"].gate.change("2468")
+    app.extensions["potionpi"].change_pin("2468")
     for token in (fresh, old):
         assert client.get(f"/api/v1/seat/{token}").status_code == 403
         assert client.get(f"/seat/{token}").status_code == 403
@@ -156,13 +156,13 @@ def test_a_seat_stream_carries_its_private_part_and_nobody_elses(live, seat):
     post(live, "/api/v1/session/actions", {"action": {"type": "reveal"}})
     for s in (0, 1, 2):
         post(live, "/api/v1/session/actions", {"action": {"type": "drop_out", "seat": s}})
-    mine, other = SSEClient(live, f"/api/v1/seat/{links[seat]['token']}/stream"), \
-        SSEClient(live, f"/api/v1/seat/{links[1 - seat]['token']}/stream")
+    phone, theirs_phone = Phone(live), Phone(live)
+    mine, other = phone.open_seat(links[seat]["token"]), theirs_phone.open_seat(links[1 - seat]["token"])
     public = SSEClient(live)
     try:
         mine.next_session()
-        status, answer = post(live, f"/api/v1/seat/{links[seat]['token']}/actions",
-                              {"action": {"type": "lay_down", "cards": {"greenwurz": 3}, "black": {}}})
+        status, answer = phone.post(f"/api/v1/seat/{links[seat]['token']}/actions",
+                                    {"action": {"type": "lay_down", "cards": {"greenwurz": 3}, "black": {}}})
         assert status == 200, answer
         got = mine.next_session(lambda s: s["private"]["entry"] is not None)["data"]
         assert got["seat"] == seat and got["private"]["entry"]["cards"] == {"greenwurz": 3}

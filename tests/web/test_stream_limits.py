@@ -30,7 +30,7 @@ def open_stream(port: int, source: str = "127.0.0.1") -> socket.socket:
     """A stream that is asked for and then never read (a tablet gone to sleep)."""
     s = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)   # a tablet's window
-    s.sendall(b"GET /api/v1/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+    s.sendall(b"GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
     return s
 
 

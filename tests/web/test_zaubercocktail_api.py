@@ -107,7 +107,7 @@ def test_a_new_pin_revokes_every_player_link(client, app):
     start(client)
     old = link(client, 2)
     assert helper(client, old["token"], {"greenwurz": 2}).status_code == 200
-    app.extensions["potionpi"].gate.change("2468")
+    app.extensions["potionpi"].change_pin("2468")
     response = helper(client, old["token"], {"greenwurz": 2})
     assert response.status_code == 403
     assert "scan the QR code on the tablet again" in response.get_json()["error"]

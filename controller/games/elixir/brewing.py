@@ -25,6 +25,7 @@ class BrewRules(ElixirRules):
             raise IllegalAction("a potion is brewed only with ingredients in the racks of one's own laboratory, "
                                 "not with those one carries")
         table = w["table"]
+        again = table is not None
         if table is None:
             if herb is None or special is None or not gems:
                 raise IllegalAction("an experiment needs one or more gemstones, a herb and a special product")
@@ -42,8 +43,9 @@ class BrewRules(ElixirRules):
             table["gems"] = C.add(table["gems"], gems)
         w["brewed_round"] = state["round"]
         table = w["table"]
-        self.say(state, f"{self.who(state, seat)} sets out {C.words(table['gems'], self.ing_names)} with "
-                        f"{self.ing_names[table['herb']]} and {self.ing_names[table['special']]} and rolls")
+        self.say(state, "experiment_again" if again else "experiment", seat=seat, gems=C.words(table["gems"], self.ing_names),
+                 herb=self.ing_names[table["herb"]], special=self.ing_names[table["special"]],
+                 value=self.gem_value(table["gems"]))
         state["pending"] = {"kind": "roll", "for": "brew", "seat": seat}
         return []
 
@@ -56,17 +58,15 @@ class BrewRules(ElixirRules):
         lucky = self.t.lucky_bonus if self.active(state, seat, "lucky_liqueur") else 0
         score = value + self.gem_value(table["gems"]) + lucky
         used = C.add(table["gems"], {table["herb"]: 1, table["special"]: 1})
-        name = self.who(state, seat)
         if score <= self.t.fail_at_most:
             self.log_roll(state, seat, value, "experiment", score, "failed")
             self.to_shops(state, used)
             w["table"] = None
-            self.say(state, f"{name}'s experiment failed ({score}): the ingredients go back to the shops")
+            self.say(state, "experiment_failed", seat=seat, value=value, score=score)
         elif score <= self.t.doubtful_at_most:
             self.log_roll(state, seat, value, "experiment", score, "doubtful")
             table["doubtful"] = True
-            self.say(state, f"{name}'s experiment is doubtful ({score}): roll again next round, "
-                            "gemstones may be added")
+            self.say(state, "experiment_doubtful", seat=seat, value=value, score=score)
         else:
             self.log_roll(state, seat, value, "experiment", score, "success")
             pair = pair_key(table["herb"], table["special"])
@@ -83,13 +83,11 @@ class BrewRules(ElixirRules):
             if brew in stack:
                 stack.remove(brew)
                 state["stack"] = stack
-                self.say(state, f"{name}'s experiment succeeded ({score}): {name} looks at a formula card "
-                                "and takes a brew card from the stack")
+                self.say(state, "experiment_succeeded", seat=seat, value=value, score=score)
                 self.take_brew(state, seat, brew, "brewed")
             else:
                 state["stack"] = stack
-                self.say(state, f"{name}'s experiment succeeded ({score}), but no matching brew card is left: "
-                                "the ingredients are lost anyway")
+                self.say(state, "experiment_no_card", seat=seat, value=value, score=score)
                 self.tell(state, seat, f"no {self.t.brews[brew].name} card was left in the stack")
 
     # --- I) drinking --------------------------------------------------------------------
@@ -109,8 +107,7 @@ class BrewRules(ElixirRules):
         hand.remove(brew)
         w["brews"] = hand
         w["in_use"] = [*w["in_use"], {"brew": brew, "chip": 0}]
-        self.say(state, f"{self.who(state, seat)} turns over {card.name} and puts a red chip beside it "
-                        f"({card.rounds} rounds, from the next round)")
+        self.say(state, "drink", seat=seat, brew=card.name, rounds=card.rounds)
         return []
 
     def _do_steal(self, state: State, action: Action) -> list[Effect]:
@@ -131,6 +128,6 @@ class BrewRules(ElixirRules):
         if not v["brews"]:
             raise IllegalAction(f"{self.who(state, victim)} has no unused brew card")
         w["stole_round"] = state["round"]
-        self.say(state, f"{self.who(state, seat)} steals an unused brew card from {self.who(state, victim)}")
+        self.say(state, "steal", seat=seat, victim=self.who(state, victim))
         self.steal_blind(state, thief=seat, victim=victim, hirer=seat)
         return []

@@ -7,6 +7,7 @@ actions on offer). The numbers and cards are in ``data.toml``.
 """
 from __future__ import annotations
 
+from ...contracts import Action, State
 from .brewing import BrewRules
 from .unknowns import UnknownRules
 from .views import ViewRules
@@ -14,3 +15,13 @@ from .views import ViewRules
 
 class Elixir(BrewRules, UnknownRules, ViewRules):
     """The whole game: the rules, brewing, the Unknowns and the views (who it is: its plug-in)."""
+
+    # drinking names a brew card; a note is written on the wizard's own formula table
+    secret_types = frozenset({"drink", "note"})
+
+    def is_secret(self, state: State, action: Action) -> bool:
+        """Also secret: the brew card Phil takes or Clotilda buys (``give``/``accept`` with a
+        ``brew``); ``"brew": "any"`` (the table picks one blind) names none."""
+        if action.get("type") in ("give", "accept"):
+            return "brew" in action and action.get("brew") != "any"
+        return super().is_secret(state, action)

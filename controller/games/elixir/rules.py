@@ -115,7 +115,7 @@ class ElixirRules(Game):
             "dead_end": {"ingredients": {}, "brews": []},
             "pending": None, "unknown": None,
             "die": {"mode": dice, "last": None, "rolls": 0},
-            "log": [], "winner": None, "draws": 0, "undo": [],
+            "winner": None, "draws": 0, "undo": [],
         }
         rng = rng_from(state)
         rng.shuffle(state["unknowns"])
@@ -152,7 +152,7 @@ class ElixirRules(Game):
 
     # Keys whose values are always replaced, never changed in place: states share them
     # (a fork copies only the wizards and the small tables).
-    shared_keys = frozenset({"rng", "secret_rng", "undo", "log", "unknowns", "stack", "formulas", "notes",
+    shared_keys = frozenset({"rng", "secret_rng", "undo", "unknowns", "stack", "formulas", "notes",
                              "die", "opening"})
 
     # --- the undo policy --------------------------------------------------------------
@@ -169,8 +169,10 @@ class ElixirRules(Game):
         """True while ``brew``'s effect works for ``seat`` (its red chip has moved at least once)."""
         return any(u["brew"] == brew and u["chip"] >= 1 for u in state["wizards"][seat]["in_use"])
 
-    def say(self, state: State, text: str) -> None:
-        state["log"] = [*state["log"][-29:], text]
+    def say(self, state: State, event: str, **fields: Any) -> None:
+        """Tell the whole table (the game log, the tablet's "what just happened" line): the
+        words are the ``[events]`` of log.toml. Never a secret: a brew card's face, a formula."""
+        self.announce(state, event, **fields)
 
     def tell(self, state: State, seat: int, text: str) -> None:
         """A line only ``seat`` sees (their phone)."""
@@ -196,12 +198,12 @@ class ElixirRules(Game):
             raise IllegalAction(f"{what} is step {step} of a turn, and this turn is at step {state['stage']} already")
         state["stage"] = step
 
-    def to_healer(self, state: State, seat: int, why: str) -> None:
-        """Cursed or struck down: placed at the healer at once."""
+    def to_healer(self, state: State, seat: int, why: str, **fields: Any) -> None:
+        """Cursed or struck down: placed at the healer at once (``why``: the event told)."""
         w = state["wizards"][seat]
         w["place"] = "healer"
         w["at_healer"] = True
-        self.say(state, f"{self.who(state, seat)} {why} and goes to the healer")
+        self.say(state, why, seat=seat, **fields)
 
     def gain_gold(self, state: State, seat: int, amount: int) -> int:
         """Gold from the supply: what is left if it runs short (nothing can be claimed later)."""
@@ -233,7 +235,7 @@ class ElixirRules(Game):
             state["winner"] = seat
             state["step"] = "over"
             state["pending"] = None
-            self.say(state, f"{self.who(state, seat)} holds the three parts of the elixir of life and wins!")
+            self.say(state, "wins", seat=seat)
 
     def roll_die(self, state: State, action: Action) -> int:
         """The die: the tablet's own (seeded, logged) or the number a player tapped."""
@@ -251,9 +253,11 @@ class ElixirRules(Game):
 
     def log_roll(self, state: State, seat: int, value: int, purpose: str, modified: int, result: str) -> None:
         die = state["die"]
+        # the round and turn it was rolled in: the tablet shows a roll only while it counts
         state["die"] = {"mode": die["mode"], "rolls": die["rolls"] + 1,
                         "last": {"seat": seat, "value": value, "for": purpose, "counts": modified,
-                                 "result": result, "n": die["rolls"] + 1}}
+                                 "result": result, "n": die["rolls"] + 1,
+                                 "round": state["round"], "turn": state["turn"]}}
 
     # the Unknowns (unknowns.py)
     def draw_unknown(self, state: State, seat: int) -> None:
@@ -278,15 +282,14 @@ class ElixirRules(Game):
             brew = self.t.brews[use["brew"]]
             if chip > brew.rounds:
                 state["stack"] = [use["brew"], *state["stack"]]
-                self.say(state, f"{self.who(state, seat)}'s {brew.name} has run out: the card goes back on the stack")
+                self.say(state, "brew_ran_out", seat=seat, brew=brew.name)
             else:
                 running.append({"brew": use["brew"], "chip": chip})
         w["in_use"] = running
         income = self.t.antidote_income if self.active(state, seat, "antidote") else self.t.income
         got = self.gain_gold(state, seat, income)
         if got < income:
-            self.say(state, f"the gold supply is {'used up' if not got else 'nearly used up'}: "
-                            f"{self.who(state, seat)} receives {got}")
+            self.say(state, "supply_used_up" if not got else "supply_short", seat=seat, got=got)
 
     def _do_roll(self, state: State, action: Action) -> list[Effect]:
         seat = action["seat"]
@@ -314,17 +317,18 @@ class ElixirRules(Game):
         rolls = list(op["rolls"])
         rolls[seat] = value
         self.log_roll(state, seat, value, "who begins", value, "")
+        self.say(state, "opening_roll", seat=seat, value=value)
         op = state["opening"] = {"rolling": op["rolling"], "rolls": rolls}
         if any(rolls[s] is None for s in op["rolling"]):
             return []
         best = max(rolls[s] for s in op["rolling"])
         top = [s for s in op["rolling"] if rolls[s] == best]
         if len(top) > 1:
-            self.say(state, f"{' and '.join(self.who(state, s) for s in top)} rolled {best}: they roll again")
+            self.say(state, "opening_tie", who=" and ".join(self.who(state, s) for s in top), value=best)
             state["opening"] = {"rolling": top, "rolls": [None] * len(rolls)}
             return []
         state["first"] = top[0]
-        self.say(state, f"{self.who(state, top[0])} rolled highest ({best}) and begins")
+        self.say(state, "begins", seat=top[0], value=best)
         self.begin_turn(state, top[0])
         return []
 
@@ -335,11 +339,11 @@ class ElixirRules(Game):
             raise IllegalAction(f"{self.who(state, seat)} is not waiting at the healer")
         self.pay(state, seat, self.t.healer_fee, "healing")
         w["at_healer"] = False
-        self.say(state, f"{self.who(state, seat)} pays the healer {self.t.healer_fee} gold and may move again")
+        self.say(state, "healed", seat=seat, gold=self.t.healer_fee)
         if w["fatal"] is not None:   # the fatal brew goes back once its victim is healed
             state["stack"] = [w["fatal"], *state["stack"]]
             w["fatal"] = None
-            self.say(state, "the fatal brew goes back on the stack of brew cards")
+            self.say(state, "fatal_back")
         return []
 
     def _do_move(self, state: State, action: Action) -> list[Effect]:
@@ -357,9 +361,7 @@ class ElixirRules(Game):
         w["place"] = to
         # the step of the turn the place starts at: 4 shop, 5 laboratory, 6 street, 7 (experiment) else
         state["step"], state["stage"] = "arrived", STAGE_AT.get(to, 7)
-        where = self.t.places[to]["name"].lower()
-        self.say(state, f"{self.who(state, seat)} stays at the healer" if to == "healer"
-                 else f"{self.who(state, seat)} stops at: {where}")
+        self.say(state, "stays_at_healer" if to == "healer" else "stops_at", seat=seat, place=to)
         if to == "street":
             self.draw_unknown(state, seat)
         return []
@@ -385,7 +387,8 @@ class ElixirRules(Game):
             self.pay(state, seat, n * self.t.ingredients[ing].price, f"{n} {self.ing_names[ing]}")
         state["shops"] = C.sub(state["shops"], {ing: n})
         w["carried"] = C.add(w["carried"], {ing: n})
-        self.say(state, f"{self.who(state, seat)} {'takes free' if free else 'buys'} {n} {self.ing_names[ing]}")
+        self.say(state, "free" if free else "bought", seat=seat, count=n, ingredient=self.ing_names[ing],
+                 gold=0 if free else n * self.t.ingredients[ing].price)
         return []
 
     def _do_deposit(self, state: State, action: Action) -> list[Effect]:
@@ -396,7 +399,7 @@ class ElixirRules(Game):
             raise IllegalAction("ingredients are placed in the racks only by a wizard who ends his turn in his own laboratory")
         if not w["carried"]:
             raise IllegalAction(f"{self.who(state, seat)} carries no ingredients")
-        self.say(state, f"{self.who(state, seat)} places {C.words(w['carried'], self.ing_names)} in the racks")
+        self.say(state, "racks", seat=seat, ingredients=C.words(w["carried"], self.ing_names))
         w["racks"] = C.add(w["racks"], w["carried"])
         w["carried"] = {}
         return []
@@ -422,7 +425,7 @@ class ElixirRules(Game):
         bits = [C.words(ings, self.ing_names)] if ings else []
         if taken:
             bits.append(f"{len(taken)} brew card{'s' if len(taken) > 1 else ''}")
-        self.say(state, f"{self.who(state, seat)} takes {' and '.join(bits)} from the dead-end street")
+        self.say(state, "took", seat=seat, what=" and ".join(bits))
         for card in taken:
             if state["step"] != "over":
                 self.take_brew(state, seat, card["brew"], "from the dead-end street")
@@ -438,7 +441,7 @@ class ElixirRules(Game):
         self.tell(state, victim, f"{self.t.brews[card].name} was stolen from you")
         if card == "fatal_brew":
             state["wizards"][hirer]["fatal"] = card
-            self.to_healer(state, hirer, "stole the fatal brew, is struck with a deadly illness")
+            self.to_healer(state, hirer, "fatal_struck")
             return
         self.take_brew(state, thief, card, f"stolen from {self.who(state, victim)}")
 

@@ -28,13 +28,12 @@ class UnknownRules(ElixirRules):
         state["draws"] += 1
         u = self.t.unknowns[uid]
         state["unknown"] = {"id": uid, "seat": seat, "result": None}
-        self.say(state, f"{self.who(state, seat)} meets {u.name}")
+        self.say(state, "meets", seat=seat, unknown=u.name, text=u.text)
         if u.kind == "attack":
             if self.active(state, seat, "dizziness"):
                 self.back_under(state, uid)
                 state["unknown"]["result"] = "slid back"
-                self.say(state, f"the solution to dizziness protects {self.who(state, seat)}: "
-                                f"{u.name} is slid back under the stack")
+                self.say(state, "protected", seat=seat, unknown=u.name)
                 return
             state["pending"] = {"kind": "roll", "for": "attack", "seat": seat, "unknown": uid}
         else:
@@ -62,24 +61,27 @@ class UnknownRules(ElixirRules):
         if state["unknown"] is not None and state["unknown"]["id"] == uid and pending["for"] == "attack":
             state["unknown"] = {**state["unknown"], "result": "hit" if hit else "miss"}
         if not hit:
-            self.say(state, f"{u.name} fails (roll {value}" + (f", counts {counts}" if counts != value else "") + ")")
+            self.say(state, "unknown_fails" if counts == value else "unknown_fails_counts", seat=seat,
+                     unknown=u.name, value=value, counts=counts)
             return
+        self.say(state, "unknown_strikes" if counts == value else "unknown_strikes_counts", seat=seat,
+                 unknown=u.name, value=value, counts=counts)
         getattr(self, f"_hit_{uid}")(state, seat, victim)
 
     # --- the attackers met on the street -----------------------------------------------
     def _hit_fergus(self, state: State, seat: int, victim: int) -> None:
-        self.to_healer(state, victim, "is ambushed by Fergus")
+        self.to_healer(state, victim, "ambushed", unknown=self.t.unknowns["fergus"].name)
         self._must_give(state, victim, "ingredients", 1, "fergus")
 
     def _hit_helga(self, state: State, seat: int, victim: int) -> None:
-        self.to_healer(state, victim, "is cursed by Helga")
+        self.to_healer(state, victim, "cursed", unknown=self.t.unknowns["helga"].name)
 
     def _hit_norman(self, state: State, seat: int, victim: int) -> None:
-        self.say(state, f"Norman robs {self.who(state, victim)}")
+        self.say(state, "robbed", seat=victim, unknown=self.t.unknowns["norman"].name)
         self._must_give(state, victim, "ingredients", 2, "norman")
 
     def _hit_phil(self, state: State, seat: int, victim: int) -> None:
-        self.say(state, f"Phil robs {self.who(state, victim)} of a brew")
+        self.say(state, "robbed_of_a_brew", seat=victim, unknown=self.t.unknowns["phil"].name)
         self._must_give(state, victim, "brew", 1, "phil")
 
     def _must_give(self, state: State, victim: int, what: str, count: int, uid: str) -> None:
@@ -88,7 +90,7 @@ class UnknownRules(ElixirRules):
         have = C.total(w["carried"]) if what == "ingredients" else len(w["brews"])
         count = min(count, have)
         if count == 0:
-            self.say(state, f"{self.who(state, victim)} has nothing for {self.t.unknowns[uid].name} to take")
+            self.say(state, "nothing_to_take", seat=victim, unknown=self.t.unknowns[uid].name)
             return
         if what == "ingredients" and len(w["carried"]) == 1 and count == have:
             self._give_ingredients(state, victim, dict(w["carried"]))   # no choice to make
@@ -100,7 +102,7 @@ class UnknownRules(ElixirRules):
         w["carried"] = C.sub(w["carried"], ings)
         dead = state["dead_end"]
         dead["ingredients"] = C.add(dead["ingredients"], ings)
-        self.say(state, f"{self.who(state, victim)} places {C.words(ings, self.ing_names)} in the dead-end street")
+        self.say(state, "to_dead_end", seat=victim, ingredients=C.words(ings, self.ing_names))
 
     def _do_give(self, state: State, action: Action) -> list[Effect]:
         seat = action["seat"]
@@ -134,7 +136,7 @@ class UnknownRules(ElixirRules):
         state["dead_end"]["brews"] = [*state["dead_end"]["brews"], {"brew": brew, "from": seat, "round": state["round"]}]
         state["pending"] = None
         self.tell(state, seat, f"you put your {self.t.brews[brew].name} in the dead-end street")
-        self.say(state, f"{self.who(state, seat)} places a brew card face down in the dead-end street")
+        self.say(state, "brew_to_dead_end", seat=seat)
         return []
 
     # --- the hired Unknowns ------------------------------------------------------------------
@@ -159,23 +161,23 @@ class UnknownRules(ElixirRules):
             raise IllegalAction(f"{vname} has no gemstones in the racks (the lab table is out of reach)")
         w["hired"] = [h for h in w["hired"] if h != uid]
         state["pending"] = {"kind": "roll", "for": "hired", "seat": seat, "unknown": uid, "target": target}
-        self.say(state, f"{self.who(state, seat)} sends {self.t.unknowns[uid].name} against {vname}")
+        self.say(state, "sends", seat=seat, unknown=self.t.unknowns[uid].name, victim=vname)
         return []
 
     def _hit_black_jack(self, state: State, seat: int, victim: int) -> None:
-        self.to_healer(state, victim, "is ambushed by Black Jack")
+        self.to_healer(state, victim, "ambushed", unknown=self.t.unknowns["black_jack"].name)
         if state["wizards"][victim]["carried"]:
             state["pending"] = {"kind": "loot", "seat": seat, "from": victim, "source": "carried", "count": 1,
                                 "unknown": "black_jack"}
 
     def _hit_kitti(self, state: State, seat: int, victim: int) -> None:
         gems = {g: n for g, n in state["wizards"][victim]["racks"].items() if g in self.t.gems}
-        self.say(state, f"Kitti steals into {self.who(state, victim)}'s laboratory")
+        self.say(state, "kitti", seat=victim, unknown=self.t.unknowns["kitti"].name)
         state["pending"] = {"kind": "loot", "seat": seat, "from": victim, "source": "racks",
                             "count": min(2, C.total(gems)), "unknown": "kitti"}
 
     def _hit_nick(self, state: State, seat: int, victim: int) -> None:
-        self.say(state, f"Nick steals a brew card from {self.who(state, victim)} for {self.who(state, seat)}")
+        self.say(state, "nick", seat=seat, victim=self.who(state, victim), unknown=self.t.unknowns["nick"].name)
         self.steal_blind(state, thief=seat, victim=victim, hirer=seat)
 
     def _hit_peter(self, state: State, seat: int, victim: int) -> None:
@@ -183,10 +185,9 @@ class UnknownRules(ElixirRules):
         lost = {k: n for k, n in v["racks"].items() if self.t.ingredients[k].group in ("herb", "special")}
         v["racks"] = C.sub(v["racks"], lost)
         self.to_shops(state, lost)
-        self.say(state, f"a plague of rats in {self.who(state, victim)}'s laboratory: "
-                        f"{C.words(lost, self.ing_names)} back to the shops")
+        self.say(state, "rats", seat=victim, ingredients=C.words(lost, self.ing_names))
         if v["place"] == "lab":
-            self.to_healer(state, victim, "was in the laboratory during the plague")
+            self.to_healer(state, victim, "plague_in_lab")
 
     def _do_loot(self, state: State, action: Action) -> list[Effect]:
         seat = action["seat"]
@@ -214,8 +215,8 @@ class UnknownRules(ElixirRules):
         else:
             w["carried"] = C.add(w["carried"], ings)
         state["pending"] = None
-        self.say(state, f"{self.who(state, seat)} takes {C.words(ings, self.ing_names)} from {vname}"
-                        + (" into the laboratory" if to_lab else ""))
+        self.say(state, "looted_to_lab" if to_lab else "looted", seat=seat,
+                 ingredients=C.words(ings, self.ing_names), victim=vname)
         return []
 
     # --- the offers ---------------------------------------------------------------------------
@@ -233,7 +234,7 @@ class UnknownRules(ElixirRules):
         state["pending"] = None
         self.back_under(state, uid)
         state["unknown"] = {**state["unknown"], "result": "declined"}
-        self.say(state, f"{self.who(state, seat)} declines: {self.t.unknowns[uid].name} goes under the stack")
+        self.say(state, "declined", seat=seat, unknown=self.t.unknowns[uid].name)
         return []
 
     def _do_accept(self, state: State, action: Action) -> list[Effect]:
@@ -244,14 +245,14 @@ class UnknownRules(ElixirRules):
         if u.kind == "hire":
             self.pay(state, seat, u.price, f"hiring {u.name}")
             w["hired"] = [*w["hired"], uid]
-            self.say(state, f"{name} hires {u.name} for {u.price} gold")
+            self.say(state, "hired", seat=seat, unknown=u.name, gold=u.price)
         elif uid == "marco":
             if not state["stack"]:
                 raise IllegalAction("the stack of brew cards is empty: Marco has nothing to sell")
             self.pay(state, seat, u.price, "Marco's brew")
             card, state["stack"] = state["stack"][0], state["stack"][1:]
             self.back_under(state, uid)
-            self.say(state, f"{name} pays Marco {u.price} gold and draws a brew card from the stack")
+            self.say(state, "marco", seat=seat, unknown=u.name, gold=u.price)
             state["pending"] = None
             state["unknown"] = {**state["unknown"], "result": "accepted"}
             self.take_brew(state, seat, card, "bought from Marco")
@@ -269,7 +270,7 @@ class UnknownRules(ElixirRules):
             got = self.gain_gold(state, seat, u.pays)
             self.back_under(state, uid)
             self.tell(state, seat, f"you sold your {self.t.brews[brew].name} to Clotilda")
-            self.say(state, f"{name} sells Clotilda a brew card for {got} gold; it goes on top of the stack")
+            self.say(state, "clotilda", seat=seat, unknown=u.name, gold=got)
         elif uid == "fool":
             ings = action["ingredients"]
             if not ings or not C.contains(w["carried"], ings):
@@ -278,7 +279,7 @@ class UnknownRules(ElixirRules):
             self.to_shops(state, ings)
             got = self.gain_gold(state, seat, u.pays * C.total(ings))
             self.back_under(state, uid)
-            self.say(state, f"{name} sells the fool {C.words(ings, self.ing_names)} for {got} gold")
+            self.say(state, "fool", seat=seat, unknown=u.name, ingredients=C.words(ings, self.ing_names), gold=got)
         elif uid == "simeon":
             ings = action["ingredients"]
             groups = {self.t.ingredients[k].group for k in ings}
@@ -290,7 +291,8 @@ class UnknownRules(ElixirRules):
             state["shops"] = C.sub(state["shops"], ings)
             w["carried"] = C.add(w["carried"], ings)
             self.back_under(state, uid)
-            self.say(state, f"{name} buys {C.words(ings, self.ing_names)} from Simeon for {u.price} gold")
+            self.say(state, "simeon", seat=seat, unknown=u.name, ingredients=C.words(ings, self.ing_names),
+                     gold=u.price)
         state["pending"] = None
         state["unknown"] = {**state["unknown"], "result": "accepted"}
         return []

@@ -65,7 +65,7 @@ class ViewRules(ElixirRules):
             "unknown": unknown, "pending": pending,
             "dead_end": {"ingredients": dict(state["dead_end"]["ingredients"]),
                          "brews": [{"from": b["from"], "round": b["round"]} for b in state["dead_end"]["brews"]]},
-            "log": list(state["log"][-12:]), "winner": state["winner"],
+            "winner": state["winner"],
         }
 
     def prompt(self, state: State) -> str:

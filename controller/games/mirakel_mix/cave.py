@@ -112,9 +112,6 @@ class Cave:
         """The obstacle card needed to cross from ``a`` to ``b`` (None when open)."""
         return self.barriers.get(frozenset((a, b)))
 
-    def is_space(self, space: Any) -> bool:
-        return isinstance(space, str) and (space in self.adjacent)
-
     def walks(self, origin: str, steps: int, cards: dict[str, int]) -> dict[tuple[str, tuple[str, ...]], int]:
         """Every (destination, obstacle cards given up) reachable from ``origin`` in at most
         ``steps`` steps, mapped to the fewest steps it takes.
@@ -222,6 +219,7 @@ class MovementRules:
         def cave_of(self, s: State) -> Cave: ...
         def _name(self, s: State, seat: int) -> str: ...
         def _end_go(self, s: State) -> None: ...
+        def announce(self, state: State, event: str, **fields: Any) -> None: ...
 
     def mover(self, s: State) -> int | None:
         m = s.get("movement")
@@ -308,9 +306,12 @@ class MovementRules:
                 break
         if match is None:
             raise IllegalAction(self._why_not_move(s, seat, to, spend, double))
+        m = s["movement"]
+        if double:
+            self.announce(s, "double_speed", seat=seat, steps=2 * self.steps_left(s))
         for card in spend:
             self._give_back(s, seat, card)
-        m = s["movement"]
+            self.announce(s, "crossed", seat=seat, obstacle=self.flask_names[card])
         if double:
             self._give_back(s, seat, "double_speed")
             s["turn"]["double_used"].append(seat)
@@ -321,6 +322,7 @@ class MovementRules:
         s["apprentices"][seat] = to
         if to == cave.exit:
             s["winner"] = seat
+            self.announce(s, "left_the_cave", seat=seat)
             self._end_go(s)
             return
         # The go ends by itself unless a place swap could still be played: on the way
@@ -392,8 +394,10 @@ class MovementRules:
             raise IllegalAction(f"a {self.flask_names[card]} lies between you: swapping across it also costs a {self.flask_names[card]} potion, and you have none")
         other = s["apprentices"].index(space)
         self._give_back(s, seat, "place_swap")
+        self.announce(s, "swapped", seat=seat, other=self._name(s, other), space=space, was=here)
         if card:
             self._give_back(s, seat, card)
+            self.announce(s, "crossed", seat=seat, obstacle=self.flask_names[card])
         s["apprentices"][other], s["apprentices"][seat] = here, space
         if self.steps_left(s) <= 0 and not self.swap_options(s):
             self._end_go(s)

@@ -131,11 +131,6 @@ def _chance(pos: Position, counts: tuple[int, ...], random_left: int, disks: int
     return value / total
 
 
-def clear_cache() -> None:
-    _placements.cache_clear()
-    _chance.cache_clear()
-
-
 def _free(game: MirakelMix, lab: dict[str, list[int | None]]) -> Free:
     idx = {c: i for i, c in enumerate(game.colours)}
     return tuple(tuple(sorted(idx[game.flask_spaces[f][i]] for i, seat in enumerate(lab[f]) if seat is None))

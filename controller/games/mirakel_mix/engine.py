@@ -250,6 +250,7 @@ class MirakelMix(MovementRules, Game):
                         # No disk left or no free space: the rulebook places nothing.
                         why = "no disk left" if s["disks"][s["active"]] <= 0 else "no free space in the lab"
                         t["placements"].append({"skipped": why})
+                        self.announce(s, "disk_skipped", seat=s["active"], why=why)
                         t["disks_placed"] += 1
                         continue
                     s["phase"] = "place_disk"
@@ -271,6 +272,7 @@ class MirakelMix(MovementRules, Game):
         done = self.completed(s)
         t["completed"] = done
         if not done:
+            self.announce(s, "no_potion", seat=s["active"])
             self._end_turn(s)
             return
         active = s["active"]
@@ -279,6 +281,9 @@ class MirakelMix(MovementRules, Game):
                 s["piles"][f] -= 1
                 s["cards"][active][f] += 1
                 t["won"].append(f)
+                self.announce(s, "potion_won", seat=active, flask=self.flask_names[f])
+            else:
+                self.announce(s, "potion_no_card", seat=active, flask=self.flask_names[f])
         n = len(s["players"])
         queue = [{"seat": active, "steps": len(done)}]
         for k in range(1, n):
@@ -286,6 +291,8 @@ class MirakelMix(MovementRules, Game):
             steps = sum(1 for f in done if seat in s["lab"][f])
             if steps:
                 queue.append({"seat": seat, "steps": steps})
+        for go in queue:
+            self.announce(s, "steps" if go["seat"] == active else "steps_too", seat=go["seat"], steps=go["steps"])
         s["movement"] = {"queue": queue, "used": 0, "double": False, "moved": False}
         s["stage"] = "move"
 
@@ -318,6 +325,7 @@ class MirakelMix(MovementRules, Game):
         if s["deadlock"] or s.get("no_way_out"):   # (a snapshot from before the ruling has no key)
             s["stage"] = "over"
             s["turns_played"] += 1
+            self.announce(s, "stuck", message=self._stuck_outcome(s).message)
             return
         s["stage"] = "turn"
         s["active"] = (s["active"] + 1) % len(s["players"])
@@ -489,6 +497,12 @@ class MirakelMix(MovementRules, Game):
             s["cauldron"][colour] -= 1
         s["last_drop"] = colour
         s["stamp"] += 1
+        if s["stage"] == "fill":
+            self.announce(s, "filled" if colour else "filled_unseen", colour=colour,
+                          bowl=s["bowls"].index(bowl), drops=len(bowl), of=self.bowl_size)
+        else:
+            self.announce(s, "dispensed" if colour else "dispensed_unseen", seat=s["active"], colour=colour,
+                          drops=len(bowl), of=self.bowl_size)
 
     def _warn(self, s: State, kind: str, message: str, colour: str | None) -> None:
         """Raise a warning. The same warning again replaces the older one (counted in
@@ -511,6 +525,7 @@ class MirakelMix(MovementRules, Game):
         problem = self.drop_problem(s, colour)
         if problem:
             self._warn(s, problem[0], problem[1], colour)
+            self.announce(s, "stray_drop", why=problem[1])
             return
         self._fall(s, colour)  # undo reaches back only to here (undo_barrier_reached)
 
@@ -534,6 +549,7 @@ class MirakelMix(MovementRules, Game):
         if not isinstance(message, str) or not message.strip():
             message = "a cauldron sensor reported a fault"
         self._warn(s, "sensor_fault", message.strip(), None)
+        self.announce(s, "sensor_fault", message=message.strip())
 
     # --- warnings -------------------------------------------------------------
     def _warning(self, s: State, wid: int) -> Alert:

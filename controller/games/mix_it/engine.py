@@ -27,6 +27,8 @@ class MixIt(Game):
     undo_barrier = frozenset({"claim", "confirm"})        # a shout and a cookie are facts
     nothing_to_undo = "there is nothing to undo (a MONSTER!, a cookie or a new deck cannot be taken back)"
     legal_actions_complete = False      # placements, goal changes and claims are on the phones
+    # a hand card placed, the secret goal changed, the goal shown: each player's phone only
+    secret_types = frozenset({"place", "change_goal", "claim"})
     options = {"variant": Choice(VARIANTS, "the classic game, or Mix It Express (one goal each, no hands)",
                                  default="classic")}
 
@@ -63,7 +65,7 @@ class MixIt(Game):
             "hands": [[] for _ in range(n)], "goals": [None] * n, "won": [[] for _ in range(n)],
             "changed": [0] * n, "extra": {"holder": None, "since": None, "before": None, "contested": None},
             "turn": 0, "locked": None, "step": 0, "showing": [None] * n, "claims": [],
-            "refills": 0, "winners": [], "last": "", "undo": [],
+            "refills": 0, "winners": [], "undo": [],
         }
         rng = rng_from(state)
         deck = list(self.cards)
@@ -78,7 +80,9 @@ class MixIt(Game):
         state["deck"], state["goal_pile"] = deck, goal_pile
         self._starters(state, deck)
         rng_store(state, rng)
-        state["last"] = "Monster 1 and Monster 2 have their first parts."
+        self.announce(state, "started", **{f"monster_{m + 1}": self.card_name(next(c for p in self.parts
+                                                                             for c in monster[p]))
+                                          for m, monster in enumerate(state["monsters"])})
         self.settle(state, "setup")
         return state
 
@@ -100,6 +104,12 @@ class MixIt(Game):
         if seat != state["turn"]:
             raise IllegalAction(f"it is {names[state['turn']]}'s turn, not {names[seat]}'s")
         return seat
+
+    def is_secret(self, state: State, action: Action) -> bool:
+        """In Express the card placed is the face-up deck's top: the table places it."""
+        if action.get("type") == "place" and state["options"]["variant"] == "express":
+            return False
+        return super().is_secret(state, action)
 
     def _do_place(self, state: State, action: Action) -> None:
         """A. PLACE 1 card in a free space or OVER another card, then draw back to 3."""
@@ -123,7 +133,7 @@ class MixIt(Game):
             hand.remove(card)
         state["monsters"][monster][part].append(card)
         state["locked"] = None
-        state["last"] = f"{state['players'][seat]} placed {self.card_name(card)} on Monster {monster + 1}."
+        self.announce(state, "placed", seat=seat, card=self.card_name(card), monster=monster)
         if not express:
             hand.append(state["deck"].pop())        # back to 3 cards
         if not state["deck"]:
@@ -142,7 +152,7 @@ class MixIt(Game):
         rng_store(state, rng)
         state["refills"] += 1
         state["locked"] = None
-        state["last"] += " The deck ran out: the table became the new deck and two new monsters begin."
+        self.announce(state, "new_deck")
 
     def _do_move(self, state: State, action: Action) -> None:
         """B. MOVE a top card to the other monster's same slot, except the card moved by
@@ -161,8 +171,7 @@ class MixIt(Game):
         stack.pop()
         state["monsters"][target][part].append(card)
         state["locked"] = {"card": card, "monster": target, "part": part, "by": seat}
-        state["last"] = (f"{state['players'][seat]} moved {self.card_name(card)} from Monster {source + 1} "
-                         f"to Monster {target + 1}.")
+        self.announce(state, "moved", seat=seat, card=self.card_name(card), monster=source, to=target)
         self._next_turn(state)
 
     def _do_change_goal(self, state: State, action: Action) -> None:
@@ -181,7 +190,7 @@ class MixIt(Game):
             state["goal_pile"].insert(0, old)
         state["changed"][seat] += 1
         state["locked"] = None
-        state["last"] = f"{name} changed goal."
+        self.announce(state, "changed_goal", seat=seat)
         self._next_turn(state)
 
     def _next_turn(self, state: State) -> None:
@@ -198,7 +207,7 @@ class MixIt(Game):
         if showing is None:
             raise IllegalAction(f"{name}'s goal is not on the table: no MONSTER! yet")
         state["claims"].append({"seat": seat, "goal": state["goals"][seat], **showing})
-        state["last"] = f'{name} shouted "MONSTER!" (Monster {showing["monster"] + 1}).'
+        self.announce(state, "shouted", seat=seat, monster=showing["monster"])
 
     def _do_confirm(self, state: State, action: Action) -> None:
         """The table checked every goal card shown: each claimant earns a cookie (the card,
@@ -212,20 +221,22 @@ class MixIt(Game):
             seat = claim["seat"]
             state["won"][seat].append(claim["goal"])
             state["goals"][seat] = None if express or not state["goal_pile"] else state["goal_pile"].pop()
-        said = [f"{names[c['seat']]} earned a cookie" for c in claims]
-        said += self._extra_cookie(state, [c for c in claims if c["star"]])
+        for c in claims:
+            self.announce(state, "cookie", seat=c["seat"])
+        self._extra_cookie(state, [c for c in claims if c["star"]])
         state["claims"] = []
         state["step"] += 1
         if express:
             state["winners"] = sorted(c["seat"] for c in claims)
         else:
             state["winners"] = [s for s in range(len(names)) if self.cookies(state, s) >= self.to_win]
-        state["last"] = "; ".join(said) + "."
+        if state["winners"]:
+            self.announce(state, "won", who=" and ".join(names[w] for w in state["winners"]))
 
-    def _extra_cookie(self, state: State, stars: list[dict[str, Any]]) -> list[str]:
+    def _extra_cookie(self, state: State, stars: list[dict[str, Any]]) -> None:
         """All-star monsters built at the same time (after the same action): the extra
         cookie stays where it was; one alone takes it from whoever holds it."""
-        extra, names, said = state["extra"], state["players"], []
+        extra = state["extra"]
         by_time: dict[int, list[int]] = {}
         for claim in stars:
             by_time.setdefault(claim["since"], []).append(claim["seat"])
@@ -235,12 +246,11 @@ class MixIt(Game):
                 if earlier_same_time and extra["contested"] != since:
                     extra["holder"] = extra["before"]       # built at the same time: undone
                 extra["contested"] = since
-                said.append("two star monsters at the same time: the EXTRA COOKIE stays where it was")
+                self.announce(state, "extra_cookie_stays")
                 continue
             seat = seats[0]
             extra.update(before=extra["holder"], holder=seat, since=since)
-            said.append(f"{names[seat]} takes the EXTRA COOKIE")
-        return said
+            self.announce(state, "extra_cookie", seat=seat)
 
     # --- after every action ---------------------------------------------------------
     def settle(self, state: State, kind: str) -> list[Effect] | None:
@@ -381,7 +391,6 @@ class MixIt(Game):
                         "monster": c["monster"], "star": c["star"]} for c in state["claims"]],
             "cookies_to_win": 1 if express else self.to_win,
             "refills": state["refills"],
-            "last": state["last"],
             "outcome": None if outcome is None else outcome.to_json(names),
         }
         return view

@@ -47,6 +47,10 @@ class Zaubercocktail(Game):
     shared_keys: ClassVar[frozenset[str]] = Game.shared_keys | {"history"}
     # Lay-downs are far too many to list (about 10,000 per player): a sample is listed.
     legal_actions_complete = False
+    # a player's hidden lay-down: from their phone, or at the tablet while no phone holds
+    # their seat (the entry screen covers the table; the others look away)
+    secret_types = frozenset({"lay_down"})
+    secrets_at_the_tablet = True
     options = {"deck": Choice(("digital", "physical"), "who shuffles the recipe deck: the tablet, or the "
                                                        "players with the printed deck (the host taps each card "
                                                        "revealed)", default="digital")}
@@ -218,8 +222,10 @@ class Zaubercocktail(Game):
         if card == self.bolt["id"]:
             state["phase"] = "over"
             state["end"] = {"reason": "magic_bolt", "round": state["round"]["number"]}
+            self.announce(state, "magic_bolt", bolt=self.bolt["name"], round=state["round"]["number"])
             return [{"type": "game_over", "reason": "magic_bolt"}]
         state["phase"] = "trading"
+        self.announce(state, "revealed", card=self._card_name(card), round=state["round"]["number"])
         return []
 
     def _do_drop_out(self, state: State, action: Action) -> None:
@@ -230,8 +236,10 @@ class Zaubercocktail(Game):
         if seat in rnd["dropouts"]:
             raise IllegalAction(f"{state['players'][seat]} has already stopped trading")
         rnd["dropouts"].append(seat)
+        self.announce(state, "ring" if len(rnd["dropouts"]) == 1 else "goblet", seat=seat)
         if len(rnd["dropouts"]) >= self._count_rule("stones_to_end", state):
             state["phase"] = "laying"
+            self.announce(state, "trading_over")
 
     def _do_false_trader(self, state: State, action: Action) -> None:
         seat = action["seat"]
@@ -255,31 +263,26 @@ class Zaubercocktail(Game):
         elif state["phase"] != "laying":
             raise IllegalAction("Lay-downs are entered at the end of a round, before they are revealed")
         sets = laydown.check_lay_down(action["cards"], action["black"], self.data)
-        self._check_deck(state, seat, sets)
+        # never checked against the others' entries here: their counts are theirs (the
+        # reveal checks them all together, _check_deck)
         rnd["entries"][seat] = {"cards": {s["kind"]: s["natural"] for s in sets},
                                 "black": {s["kind"]: s["black"] for s in sets if s["black"]}}
 
-    def _check_deck(self, state: State, seat: int, sets: list[laydown.Set]) -> None:
-        """Card conservation: this lay-down and the others entered this round together
-        never use more cards of a kind (or Black Somethings) than the game has."""
-        others = [e for s, e in enumerate(state["round"]["entries"]) if e is not None and s != seat]
-        for st in sets:
-            kind = self.kinds[st["kind"]]
-            used = sum(e["cards"].get(st["kind"], 0) for e in others)
-            if st["natural"] + used > kind["cards"]:
-                # the others' counts stay hidden: only that together they are too many
-                raise IllegalAction(
-                    f"The game has only {kind['cards']} {kind['name']} cards: with the lay-downs "
-                    f"already entered this round, {st['natural']} more cannot exist. Count the cards "
-                    "again (someone may have entered too many)")
+    def _check_deck(self, entries: list[Entry]) -> None:
+        """Card conservation: the lay-downs together never use more cards of a kind (or
+        Black Somethings) than the game has. Asked at the reveal, of all of them: an entry
+        is never refused for what the *others* entered, which would let anyone probe
+        their hidden counts (docs/security.md); one entry alone is bounded by the rules
+        (``laydown.check_lay_down``: at most 7 of a kind, 4 Black Somethings)."""
         joker = self.data["black_something"]
-        black = sum(st["black"] for st in sets)
-        used = sum(sum(e["black"].values()) for e in others)
-        if black and black + used > joker["cards"]:
-            raise IllegalAction(
-                f"The game has only {joker['cards']} {joker['name']}s: with the lay-downs already "
-                f"entered this round, {black} more cannot exist. Count the cards again (someone "
-                "may have entered too many)")
+        too_many = [f"{kind['cards']} {kind['name']} cards" for kid, kind in self.kinds.items()
+                    if sum(e["cards"].get(kid, 0) for e in entries) > kind["cards"]]
+        if sum(sum(e["black"].values()) for e in entries) > joker["cards"]:
+            too_many.append(f"{joker['cards']} {joker['name']}s")
+        if too_many:
+            raise IllegalAction(f"The lay-downs together use more than the game's {' and '.join(too_many)}: "
+                                "someone entered more than they laid. Each player checks their own "
+                                "entry (Change entry), then reveal again")
 
     def _do_reveal_entries(self, state: State, action: Action) -> None:
         rnd = state["round"]
@@ -289,7 +292,15 @@ class Zaubercocktail(Game):
         if missing:
             raise IllegalAction("Everyone lays down before the cards are turned over; "
                                 "still waiting for " + ", ".join(missing))
+        self._check_deck(rnd["entries"])        # together, as they are turned over
         rnd["entries_revealed"] = True
+        for seat, entry in enumerate(rnd["entries"]):    # face up now: every lay-down is told
+            sets = laydown.check_lay_down(entry["cards"], entry["black"], self.data)
+            if sets:
+                self.announce(state, "laid", seat=seat, cards=self._sets_words(sets),
+                              points=laydown.score(sets)["points"])
+            else:
+                self.announce(state, "laid_nothing", seat=seat)
         totals = [self._entry_score(e) for e in rnd["entries"]]
         # rulebook: more points first; equal points: more cards played first
         layers = sorted((s for s, t in enumerate(totals) if t["cards_played"]),
@@ -314,8 +325,10 @@ class Zaubercocktail(Game):
             raise IllegalAction(f"{state['players'][seat]} has already drawn; wait for the others in the tie")
         if kind == self.joker["id"]:
             rnd["draw_log"].append({"seat": seat, "kind": kind, "value": None})
+            self.announce(state, "draws_again", seat=seat, black=self.joker["name"])
             return []  # a Black Something has no value: that player draws again
         value = laydown.single_card_value(self.kinds[kind])
+        self.announce(state, "drew", seat=seat, card=self.kinds[kind]["name"], value=value)
         rnd["drawn"][seat] = kind
         rnd["draw_log"].append({"seat": seat, "kind": kind, "value": value})
 
@@ -342,6 +355,8 @@ class Zaubercocktail(Game):
         if rnd["order"] is None or rnd["results"] is not None or state["phase"] == "over":
             return None
         if self._undecided(state):
+            if state["phase"] != "tiebreak":
+                self.announce(state, "tie", who=_and([state["players"][s] for s in self._seats_to_draw(state)]))
             state["phase"] = "tiebreak"
             return None
         return self._score_round(state)
@@ -424,6 +439,7 @@ class Zaubercocktail(Game):
             before = state["stones"][seat]
             after = min(path["target"], max(path["start"], before + sum(m["fields"] for m in moves)))
             state["stones"][seat] = after
+            self._announce_moves(state, seat, moves, before, after)
             results.append({
                 "seat": seat, "name": players[seat], "sets": sets, **total,
                 "laid_nothing": seat not in place_of,
@@ -440,8 +456,23 @@ class Zaubercocktail(Game):
         if path["target"] in state["stones"]:
             state["phase"] = "over"
             state["end"] = {"reason": "target", "round": rnd["number"]}
+            self.announce(state, "target", who=_and([players[s] for s, f in enumerate(state["stones"])
+                                                     if f == path["target"]]), field=path["target"])
             effects.append({"type": "game_over", "reason": "target"})
         return effects
+
+    def _sets_words(self, sets: list[laydown.Set]) -> str:
+        """A revealed lay-down as the table says it: "3 Troll Hair + 1 Black Something, 2 Greenwurz"."""
+        joker = self.joker["name"]
+        return ", ".join(f"{s['natural']} {s['name']}" + (f" + {s['black']} {joker}" if s["black"] else "")
+                         for s in sets)
+
+    def _announce_moves(self, state: State, seat: int, moves: list[dict[str, Any]], before: int, after: int) -> None:
+        """One stone's moves of a scored round: the recipe card's, the ring's, and where it is now."""
+        for m in moves:
+            way = "forward" if m["fields"] > 0 else "back"
+            self.announce(state, f"{m['why']}_{way}", seat=seat, fields=abs(m["fields"]))
+        self.announce(state, "stone_on" if after != before else "stone_stays", seat=seat, field=after)
 
     def _tie_break(self, state: State, seat: int, total: dict[str, int]) -> str | None:
         """Which rule placed this player among others with the same points."""

@@ -77,7 +77,7 @@ def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def read_counts(cards: Any, black: Any = None, data: Data | None = None) -> tuple[dict[str, int], dict[str, int]]:
+def read_counts(cards: object, black: object = None, data: Data | None = None) -> tuple[dict[str, int], dict[str, int]]:
     """A lay-down's natural cards and Black Somethings per kind (zero counts dropped),
     or InvalidAction if it is not a lay-down at all. Checks no rule."""
     data = _data(data)
@@ -85,7 +85,7 @@ def read_counts(cards: Any, black: Any = None, data: Data | None = None) -> tupl
             _counts(black, data, "black", data["black_something"]["name"] + "s"))
 
 
-def check_lay_down(cards: Any, black: Any = None, data: Data | None = None) -> list[Set]:
+def check_lay_down(cards: object, black: object = None, data: Data | None = None) -> list[Set]:
     """The sets of a lay-down, in data order, or IllegalAction naming the broken rule.
 
     An empty lay-down (nothing at all) is allowed: that player laid nothing and counts
@@ -132,7 +132,7 @@ def score(sets: list[Set]) -> dict[str, int]:
     return {"points": sum(s["points"] for s in sets), "cards_played": sum(s["n"] for s in sets)}
 
 
-def preview(cards: Any, black: Any = None, data: Data | None = None) -> dict[str, Any]:
+def preview(cards: object, black: object = None, data: Data | None = None) -> dict[str, Any]:
     """What a lay-down screen shows while a player taps +/−.
 
     Never raises for a rule break (the screen shows it instead): ``refusal`` is the

@@ -29,7 +29,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template
 
-from controller.contracts import SeatSession
+from controller.contracts import SeatSession, State
+from controller.games import Game
 from controller.games.base import Refusal
 from web_ui import auth, ctx, seats
 from web_ui.api import json_object, whole_number
@@ -49,10 +50,11 @@ TOKEN_SALT = seats.TOKEN_SALT
 Holder = seats.Holder
 
 
-def check_token(token: Any) -> Holder:
-    """The seat a token speaks for, or 401 (none), 403 (forged/expired), 404 (not a
-    Zaubercocktail game), 409 (other game)."""
-    return seats.check_token(token, GAME)
+def check_token(token: Any, *, claim: bool = True) -> Holder:
+    """The seat a token speaks for on this device, or 401 (none), 403 (forged, PIN changed,
+    another phone holds the seat), 404 (not a Zaubercocktail game), 409 (other game).
+    The first device to use it claims the seat (docs/seats.md)."""
+    return seats.check_token(token, GAME, claim=claim)
 
 
 # --- routes ------------------------------------------------------------------------------
@@ -94,7 +96,7 @@ def lay_downs(seat: int) -> Response:
     asks for it when it opens, so the live message does not carry it every version."""
     from .engine import Zaubercocktail
 
-    def read(engine, state):
+    def read(engine: Game, state: State) -> dict[str, Any] | None:
         if not isinstance(engine, Zaubercocktail):
             return None
         if seat >= len(state["players"]):
@@ -124,7 +126,7 @@ def player_link() -> Response:
 def hand_page(token: str) -> tuple[str, int, dict[str, str]]:
     """A player's private helper page (their phone). No table data on it but their name."""
     try:
-        holder = check_token(token)
+        holder = check_token(token, claim=False)      # its script's first request claims
     except ApiError as exc:
         return render_template("error.html", code=exc.status, sentence=exc.message), exc.status, \
             {"Cache-Control": "no-store"}

@@ -49,6 +49,11 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def _or(names: list[str]) -> str:
+    """["Ann", "Ben", "Cem"] → "Ann, Ben or Cem"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 class Zauberwald(Game):
     # The undo policy. Entries on the tablet a player may take back: a printed recipe card
     # typed in, the magic tile chosen (until the floor turns), "end your search!" with its
@@ -280,6 +285,11 @@ class Zauberwald(Game):
                               for slot, card in enumerate(cards) if card is None)
             return f"Enter {names[seat]}'s {ORDINAL[slot]} recipe card"
         if phase == "choose":
+            done = self.cooked_all(state)
+            if done:     # the table keeps hearing what ends the game from here
+                who = _and([names[d] for d in done])
+                return (f"{master}, master magician: pick a magic tile ({who} "
+                        f"{'has' if len(done) == 1 else 'have'} all three potions: {self._what_ends_it(state)})")
             return f"{master}, master magician: pick a magic tile"
         if phase == "turn":
             return f"{master}, master magician: which way does the floor turn?"
@@ -385,9 +395,10 @@ class Zauberwald(Game):
             if len(allowed) == 1:
                 raise IllegalAction(f'the master magician may only call "end your search!" with exactly '
                                     f'{rnd["tile"]} ingredients in his basket')
+            why = (f"he needs only {_plural(allowed[0], 'more ingredient')} for his last potion" if allowed[0]
+                   else "he has cooked all three potions")
             raise IllegalAction(f'the master magician may only call "end your search!" with '
-                                f'{allowed[0]} to {allowed[-1]} ingredients in his basket: he needs only '
-                                f'{allowed[0]} more for his last potion')
+                                f'{allowed[0]} to {allowed[-1]} ingredients in his basket: {why}')
         rnd["count"] = count
         rnd["ended_by"] = "master"
         self._begin_check(state, first=None)
@@ -677,17 +688,56 @@ class Zauberwald(Game):
         rnd["results"].append(result)
         rnd["pending"] = None
         rnd["to_check"].pop(0)
+        self._announce_check(state, result)
         if seat in rnd["stoppers"]:
             right = self._potions(state, seat) == self.cards_per_player and not pending["wrong"]
             result["stop"] = "right" if right else "wrong"
             if right:
                 notes.append(f'"stop!" was right: {name} has cooked all three magic potions')
+                self.announce(state, "stop_right", seat=seat)
                 self._finish(state, "stop", [seat])
                 return
             notes.append(f'"stop!" was wrong: {name} has not cooked three magic potions, the game goes on')
+            self.announce(state, "stop_wrong", seat=seat)
+        elif finished and self._potions(state, seat) == self.cards_per_player:
+            # no "stop!" with it: the game goes on (docs/rules/zauberwald.md, "Choices made")
+            self.announce(state, "third_potion", seat=seat, end=self._what_ends_it(state))
         state["phase"] = "check"
         if not rnd["to_check"]:
             self._end_round(state)
+
+    def _announce_check(self, state: State, result: dict[str, Any]) -> None:
+        """What one basket's check did, for the table's story (the same as its notes)."""
+        seat, order = result["seat"], self.colours
+        for k, p in enumerate(result["placed"]):
+            if p and k not in result["finished"]:
+                self.announce(state, "laid_on_card", seat=seat, ingredients=C.words(p, order), card=ORDINAL[k])
+        for k in result["finished"]:
+            self.announce(state, "potion_finished", seat=seat, potion=ORDINAL[k])
+        if result["free"]:
+            self.announce(state, "back_without_penalty", seat=seat, ingredients=C.words(result["free"], order))
+        if result["wrong"]:
+            self.announce(state, "wrong", seat=seat, ingredients=C.words(result["wrong"], order))
+        if result["shortfall"]:
+            self.announce(state, "shortfall", seat=seat, missing=result["shortfall"])
+        if result["penalty"]:
+            self.announce(state, "penalty", seat=seat, ingredients=C.words(result["penalty"], order))
+
+    def cooked_all(self, state: State) -> list[int]:
+        """The seats whose three magic potions are all cooked."""
+        return [s for s in range(len(state["players"])) if self._potions(state, s) == self.cards_per_player]
+
+    def _what_ends_it(self, state: State) -> str:
+        """What still ends the game once somebody has cooked all three potions without
+        "stop!" (docs/rules/zauberwald.md, "Choices made"): the last magic tile, or another
+        player's right "stop!"."""
+        done = set(self.cooked_all(state))
+        others = [state["players"][s] for s in range(len(state["players"])) if s not in done]
+        stop = f", unless {_or(others)} calls a right “stop!” first" if others else ""
+        rounds = sum(len(hand) for hand in state["tiles"])
+        if not rounds:
+            return f"this is the last round: the game ends when its baskets are checked{stop}"
+        return f"the game ends when every magic tile is used ({_plural(rounds, 'round')} to go){stop}"
 
     def _to_forest(self, state: State, counts: dict[str, int]) -> None:
         state["forest"] = C.add(state["forest"], counts)
@@ -701,9 +751,12 @@ class Zauberwald(Game):
                                "results": rnd["results"]}
         if all(not hand for hand in state["tiles"]):
             self._finish(state, "tiles", None)
+            self.announce(state, "tiles_used", who=_and([state["players"][s] for s in state["result"]["winners"]]),
+                          win="win" if len(state["result"]["winners"]) > 1 else "wins")
             return
         state["master"] = (state["master"] + 1) % len(state["players"])
         self._start_round(state)
+        self.announce(state, "next_master", seat=state["master"], round=state["round_number"])
 
     def _finish(self, state: State, ended_by: str, winners: list[int] | None) -> None:
         n = len(state["players"])

@@ -2,11 +2,14 @@
 // Every game draws itself: /games/<game id>/tablet.js exports render(root, session, ctx)
 // and /games/<game id>/tablet.css styles it (both from the game's plug-in folder). The
 // shell owns what every game has: the prompt and the one undo button, from the session
-// (a game may place the button on its board: ctx.undo; else it sits in the top bar).
+// (a game may place the button on its board: ctx.undo; else it sits in the top bar), and
+// the story: the "what just happened" line with its read-aloud switch (story.js; a game
+// may place it: ctx.told; else it sits under the top bar).
 import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, postJSON } from "./net.js";
+import { onOpenLog, showStory, storyLine } from "./story.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
@@ -28,6 +31,7 @@ function accept(session) {
   const before = current;
   current = session;
   awake.want(!session.outcome);
+  showStory(session, before);
   draw();
   sheet.then((m) => m.sheetSeen(session));
   cueFor(before, session);
@@ -119,11 +123,14 @@ async function drawGame(session) {
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
+  storyLine.hidden = false;
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
+                              told: storyLine,
                               // the devices' state when the page was made (the floor: no first poll)
                               devices: { floor: boot.floor ?? null } });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
+  if (!root.contains(storyLine)) $(".topbar").after(storyLine);   // nor the story line
   // said last, so whoever waits for a version (a test, a script) finds it drawn
   document.body.dataset.version = String(session.version);
   firstDrawn();
@@ -225,6 +232,7 @@ function showStart() {
   $("#btn-back").hidden = !current;
   $("#btn-new-game").hidden = true;
   undoButton.hidden = true;
+  storyLine.hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)."
@@ -399,6 +407,7 @@ function main() {
   accept(boot.session);
   if (!boot.session) draw();
   trackTopbar();
+  onOpenLog(() => sheet.then((m) => m.openSheet("log")));
   $("#btn-reconnect").addEventListener("click", () => link?.retry());
   // The board is drawn from the session in the page; the stream opens after that (its
   // first message is that same session: on a slow tablet it would only compete with the
@@ -409,6 +418,8 @@ function main() {
       onNotice: (notice) => {
         noticeToast(notice); cue("warn");
         if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
+        if (notice.kind === "pin") setUnlocked(false);       // a new PIN locked every tablet
+        document.dispatchEvent(new CustomEvent("table-notice", { detail: notice }));   // e.g. Phone links
       },
       onState: setConnection,
     });

@@ -38,7 +38,9 @@ export function cue(kind) {
   last = { kind, at: now };
   const { sound, vibrate } = cueSettings();
   document.body.dataset.lastCue = kind;          // what was cued, for anyone checking
-  if (vibrate && navigator.vibrate) navigator.vibrate(BUZZ[kind] || [60]);
+  // a browser refuses to vibrate (and logs an error) until someone has tapped the page
+  const tapped = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+  if (vibrate && navigator.vibrate && tapped) navigator.vibrate(BUZZ[kind] || [60]);
   if (!sound) return;
   try {
     audio = audio || new (window.AudioContext || window.webkitAudioContext)();

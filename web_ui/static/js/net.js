@@ -48,8 +48,10 @@ export function follow(url, { onSession, onNotice, onState }) {
   let source = null;
   let delay = 1000;
   let timer = null;
+  let closed = false;          // closed by the page: never reopened
 
   const open = () => {
+    if (closed) return;
     clearTimeout(timer);
     onState("connecting");
     source = new EventSource(url);
@@ -77,7 +79,7 @@ export function follow(url, { onSession, onNotice, onState }) {
   });
   open();
   return {
-    close: () => { clearTimeout(timer); source?.close(); },
+    close: () => { closed = true; clearTimeout(timer); source?.close(); },
     retry: () => { source?.close(); open(); },
   };
 }

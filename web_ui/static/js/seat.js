@@ -2,7 +2,8 @@
 // its `private` part — and let the game's static/phone.js draw it as
 // render(root, seatSession, ctx); ctx.act(action) acts as this seat and no other.
 import { $, el, toast } from "./ui.js";
-import { ApiError, follow, postJSON } from "./net.js";
+import { ApiError, follow, getJSON, postJSON } from "./net.js";
+import { nextGame, outcomeBox } from "./outcome.js";
 
 const boot = JSON.parse($("#boot").textContent);
 const base = `/api/v1/seat/${encodeURIComponent(boot.token)}`;
@@ -60,20 +61,53 @@ async function draw() {
   const ctx = { act, toast, el, seat: current.seat, name: boot.name, names: current.players };
   if (mod?.render) mod.render(root, current, ctx);
   else generic(root, current);
+  // at the end, every game's phone says who won and this seat's own result, first
+  const end = outcomeBox(current, current.seat);
+  if (end) root.prepend(end);
   document.body.dataset.version = String(current.version);
+  document.body.dataset.over = current.outcome ? "yes" : "no";
 }
 
-follow(`${base}/stream`, {
-  onSession: accept,
-  onNotice: (notice) => {
-    if (notice.kind === "revoked") {        // a new game: this link is no longer valid
-      current = null;
-      root.replaceChildren(el("p.seat-revoked", {}, sentence(notice.message)));
-    } else toast(sentence(notice.message));
-  },
-  onState: (state) => {
-    const conn = $("#conn");
-    conn.dataset.state = state;
-    conn.querySelector(".conn-text").textContent = state;
-  },
+function refused(message) {
+  current = null;
+  root.replaceChildren(el("p.seat-revoked", { role: "alert" },
+    el("span.seat-revoked-mark", { "aria-hidden": "true" }, "!"), sentence(message)));
+  const conn = $("#conn");
+  conn.dataset.state = "offline";
+  conn.querySelector(".conn-text").textContent = "closed";
+}
+
+// The first request claims the seat for this phone (a link preview that only fetched the
+// page did not); a seat another phone holds, or a link that was replaced, is said here.
+getJSON(base).then((session) => {
+  accept(session);
+  const live = follow(`${base}/stream`, {
+    onSession: accept,
+    onNotice: (notice) => {
+      if (notice.kind === "revoked" && notice.game_name) {   // a new game: the way into it
+        live.close();                       // (asking again would only be refused)
+        ended();
+        root.replaceChildren(...nextGame(notice, current));     // the last game's result stays
+        current = null;
+        document.body.dataset.next = "yes";
+      } else if (notice.kind === "revoked") {      // the seat moved, a new PIN
+        live.close();
+        refused(notice.message);
+      } else toast(sentence(notice.message));
+    },
+    onState: (state) => {
+      const conn = $("#conn");
+      conn.dataset.state = state;
+      conn.querySelector(".conn-text").textContent = state;
+    },
+  });
+}).catch((err) => {
+  refused(err instanceof ApiError ? err.message : "the table did not answer; reload in a moment");
 });
+
+/** The link's game is over and a new one started: nothing more to follow here. */
+function ended() {
+  const conn = $("#conn");
+  conn.dataset.state = "ended";
+  conn.querySelector(".conn-text").textContent = "game ended";
+}

@@ -7,6 +7,7 @@ import { $, el, fill } from "./ui.js";
 import { getJSON } from "./net.js";
 import { cueSettings, setCue } from "./cues.js";
 import { showSeats } from "./seats.js";
+import { readingAloud, setReadAloud } from "./story.js";
 
 let tab = "log";
 let session = null;
@@ -36,6 +37,9 @@ export function sheetSeen(newest) {
 function seatsButton() {
   $("#sheet-seats").hidden = !(session && !session.outcome && withPhones.has(session.game));
 }
+
+/** Open the panel on one of its tabs ("log", "history", "players", "rules", "cues"). */
+export function openSheet(name) { open(name); }
 
 function open(name) {
   tab = name in TABS ? name : "log";
@@ -131,5 +135,9 @@ function drawCues(body) {
   fill(body,
     el("p", {}, "A short sound and a buzz when there is something new to do, at the end of a game, and when the cauldron warns."),
     toggle("sound", "Sound"), toggle("vibrate", "Vibration (where the tablet can)"),
+    el("label.cue-toggle", {},
+      el("input", { type: "checkbox", id: "cue-read-aloud", checked: readingAloud(),
+                    onchange: (e) => setReadAloud(e.target.checked) }),
+      el("span", {}, "Read aloud: what the table does next and what just happened (🔈 beside the line)")),
     el("p.sheet-hint", {}, "Remembered on this tablet only."));
 }

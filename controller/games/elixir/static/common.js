@@ -17,6 +17,17 @@ export function chip(id, info, n = 1, extra = "") {
     el("span.ex-chip-letter", {}, i.letter), n > 1 ? el("span.ex-chip-n", {}, `×${n}`) : null);
 }
 
+/** What the letters on the chips mean, one tap away: every ingredient's full name, its
+ *  group (shape) and its price or value. */
+export function legend(info, id) {
+  const what = (i) => (i.group === "gem" ? `gemstone, value ${i.value}`
+    : i.group === "herb" ? "herb" : "special product");
+  return el("details.ex-legend", { id },
+    el("summary", {}, "What Ma, Ni, … R3 mean"),
+    el("ul.ex-legend-list", {}, Object.values(info).map((i) => el("li", { dataset: { ingredient: i.id } },
+      chip(i.id, info), el("b", {}, cap(i.name)), el("small", {}, ` ${what(i)} · ${i.price} gold`)))));
+}
+
 /** Chips for {ingredient: n}, in the data's order; "nothing" when empty. */
 export function chips(counts, info, extra = "") {
   const ids = Object.keys(info).filter((k) => counts?.[k]);

@@ -4,7 +4,7 @@
 // Loaded by the seat page as render(root, seatSession, ctx); ctx.act(action) sends with the
 // seat's token. Only seatSession.private holds secrets, and only this wizard's.
 import { el } from "/static/js/ui.js";
-import { cap, chip, ingredientTable, timer } from "./common.js";
+import { cap, chip, ingredientTable, legend, timer } from "./common.js";
 
 let editing = null;          // the formula square whose note is being written
 
@@ -28,7 +28,7 @@ export function render(root, seatSession, ctx) {
 }
 
 function turnLine(state, seat, names, actions, prompt) {
-  if (state.winner !== null && state.winner !== undefined) return el("p.ex-ask", {}, `${names[state.winner]} has won.`);
+  if (state.winner !== null && state.winner !== undefined) return null;      // the seat page says who won, first
   const p = state.pending;
   if (p && p.seat === seat) return el("p.ex-ask", { id: "exp-ask" }, cap(p.words) + ".");
   if (actions.some((a) => a.type === "drink")) return el("p.ex-ask", { id: "exp-ask" }, "Your turn: drink a potion here, or end the turn on the tablet.");
@@ -72,7 +72,8 @@ function formulaTable(mine, info, ctx, seat, redraw) {
           onclick: () => { editing = f.pair; redraw(); } }, label));
     }
   }
-  const box = el("div", {}, el("div.panel-title", {}, "Your formula table (green: learnt by brewing)"), grid);
+  const box = el("div", {}, el("div.panel-title", {}, "Your formula table (green: learnt by brewing)"), grid,
+    legend(info, "exp-legend"));
   if (editing) {
     const f = squares.find((x) => x.pair === editing);
     const input = el("input.exp-input", { type: "text", maxlength: "40", value: f?.note || "", "aria-label": "your note" });

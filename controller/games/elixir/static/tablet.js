@@ -4,14 +4,11 @@
 // Drawn by app.js as render(root, session, ctx); the guide is docs/elixir-tablet.md.
 import { el } from "/static/js/ui.js";
 import { showSeats } from "/static/js/seats.js";
-import { STEPS, cap, chip, chips, ingredientTable, seatMark, timer } from "./common.js";
+import { STEPS, cap, chip, chips, ingredientTable, legend, seatMark, timer } from "./common.js";
 
-let spokenKey = null;           // the Unknown last read aloud (read once per draw)
 const picks = {};               // what is being chosen on screen: key -> {ingredient: n}
 let composer = null;            // the experiment being set out: {key, herb, special, gems}
 let boardSeen = null;           // the game whose winner card was closed with "See the board"
-
-const soundOn = () => localStorage.getItem("elixir-sound") === "on";
 
 export function render(root, session, ctx) {
   const state = session.state;
@@ -23,13 +20,13 @@ export function render(root, session, ctx) {
     el("section.ex-stage.panel", { id: "ex-stage", "aria-live": "polite" },
       header(state, names),
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
-      decisions(state, session, ctx, info, names, actions)),
-    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state), soundButton(ctx, state)),
+      decisions(state, session, ctx, info, names, actions),
+      ctx.told),          // the shell's "what just happened" line (read aloud from there: 🔈)
+    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state)),
       tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
     state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
   root.replaceChildren(tree);
-  readAloud(state);
 }
 
 // --- the head: round, whose turn, the steps of a turn -----------------------------------------
@@ -47,20 +44,29 @@ function header(state, names) {
     el("ol.ex-steps", { "aria-label": "the steps of a turn" }, steps));
 }
 
-// --- the die: shown big ------------------------------------------------------------------------
+// --- the die: shown big, while it counts (the opening's rolls, this turn's roll) -------------------
+// (short: the die's box is narrow; the story line beside says it whole)
+const DOUBTFUL = "stays on the lab table: rolled again next round";
+
 function dieBox(state, names) {
   const d = state.die;
-  if (!d) return el("div.ex-die.empty", { id: "ex-die" }, el("span.ex-die-face", {}, "?"), el("small", {}, "no roll yet"));
+  const counts = d && (state.step === "opening" ? d.for === "who begins"
+    : state.step !== "over" && d.for !== "who begins" && d.round === state.round && d.turn === state.turn);
+  if (!counts) {
+    return el("div.ex-die.empty", { id: "ex-die" }, el("span.ex-die-face", {}, "?"),
+      el("small", {}, state.step === "opening" ? "no roll yet" : "no roll this turn"));
+  }
   const changed = d.counts !== d.value;
   return el(`div.ex-die.r-${d.result || "plain"}`, { id: "ex-die", dataset: { value: String(d.value), n: String(d.n) } },
     el("span.ex-die-face", { "aria-label": `the die shows ${d.value}` }, String(d.value)),
     el("span.ex-die-who", {}, `${names[d.seat]} · ${d.for}`),
     changed ? el("span.ex-die-counts", {}, `counts ${d.counts}`) : null,
     d.result ? el("b.ex-die-result", {}, { failed: "✗ failed", doubtful: "? doubtful", success: "✓ success",
-      hit: "✗ it strikes", miss: "✓ nothing happens" }[d.result] || d.result) : null);
+      hit: "✗ it strikes", miss: "✓ nothing happens" }[d.result] || d.result) : null,
+    d.result === "doubtful" ? el("small.ex-why", { id: "ex-die-why" }, DOUBTFUL) : null);
 }
 
-// --- the Unknown just drawn (read aloud when sound is on) -------------------------------------------
+// --- the Unknown just drawn (the shell reads it aloud when that is on: it is in the story) -------------
 function unknownCard(state, names) {
   const u = state.unknown;
   if (!u) return el("div.ex-unknown.empty", {}, el("small", {}, `${state.unknowns_left} Unknowns in the stack`));
@@ -70,29 +76,6 @@ function unknownCard(state, names) {
     el("h3", {}, `${names[u.seat]} meets ${u.name}`, u.kind === "hire" ? el("span.ex-price", {}, ` hire: ${u.price} gold`) : null),
     el("p.ex-unknown-text", {}, u.text),
     u.result ? el("p.ex-unknown-result", {}, words[u.result] || u.result) : null);
-}
-
-function readAloud(state) {
-  const u = state.unknown;
-  const key = u ? `${u.id}:${u.seat}:${state.round}:${state.unknowns_left}` : null;
-  if (!u || key === spokenKey) return;
-  spokenKey = key;
-  if (!soundOn() || !("speechSynthesis" in window)) return;
-  try {
-    window.speechSynthesis.cancel();
-    window.speechSynthesis.speak(new SpeechSynthesisUtterance(`${u.name}. ${u.text}`));
-  } catch (_) { /* no voice on this tablet: the card stays on screen */ }
-}
-
-function soundButton(ctx, state) {
-  return el("button.big-button.quiet.ex-sound", { type: "button", id: "ex-sound", "aria-pressed": String(soundOn()),
-    onclick: () => {
-      localStorage.setItem("elixir-sound", soundOn() ? "off" : "on");
-      ctx.toast(soundOn() ? "The tablet reads the Unknowns aloud." : "Sound off: the Unknowns are shown only.");
-      if (soundOn()) { spokenKey = null; readAloud(state); }
-      document.querySelector("#ex-sound").setAttribute("aria-pressed", String(soundOn()));
-      document.querySelector("#ex-sound").textContent = soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off";
-    } }, soundOn() ? "♪ Read aloud: on" : "♪ Read aloud: off");
 }
 
 /** Each wizard's brew cards and formula table are on his own phone: the QR codes (PIN first). */
@@ -255,7 +238,7 @@ function brewComposer(state, session, ctx, info, actions) {
   const pickOne = (group, field) => el("div.ex-row", {}, Object.keys(info).filter((k) => info[k].group === group && racks[k]).map((k) =>
     el(`button.big-button.ex-pickable${composer[field] === k ? ".on" : ""}`, { type: "button", dataset: { brew: field, ingredient: k },
       "aria-pressed": String(composer[field] === k), onclick: () => { composer[field] = composer[field] === k ? null : k; rerender(); } },
-    chip(k, info))));
+    chip(k, info), el("span.ex-picked", {}, composer[field] === k ? "✓1" : ""))));       // marked as the gems are
   const gemRow = el("div.ex-row", {}, Object.keys(info).filter((k) => info[k].group === "gem" && racks[k]).map((k) =>
     el("button.big-button.ex-pickable", { type: "button", dataset: { brew: "gem", ingredient: k, picked: String(composer.gems[k] || 0) },
       onclick: () => { const n = composer.gems[k] || 0; composer.gems[k] = n < racks[k] ? n + 1 : 0; rerender(); } },
@@ -286,18 +269,20 @@ function tableBox(state, info, names) {
   const shops = ["herb", "special", "gem"].map((g) => el("div.ex-shop", {},
     state.shops.filter((s) => s.group === g).map((s) => el("span.ex-stock", { dataset: { ingredient: s.id } },
       chip(s.id, info), el("small", {}, ` ${s.stock} · ${s.price}g`)))));
+  const looked = state.formulas.filter((f) => f.seen_by.length);
   const dead = state.dead_end;
   return el("div.ex-table.panel", { id: "ex-table" },
     el("div.ex-counts", {}, el("span", {}, "supply ", el("b", { id: "ex-supply" }, String(state.supply)), " gold"),
       el("span", {}, "brew stack ", el("b", {}, String(state.stack))), el("span", {}, "Unknowns ", el("b", {}, String(state.unknowns_left)))),
-    el("div.panel-title", {}, "Shops (left · price)"), shops,
+    el("div.panel-title", {}, "Shops (left · price)"), shops, legend(info, "ex-legend"),
     el("div.panel-title", {}, "Dead-end street"),
     el("div", { id: "ex-dead-end" }, Object.keys(dead.ingredients).length || !dead.brews.length ? chips(dead.ingredients, info) : null,
       dead.brews.length ? el("span.ex-dead-brews", {}, ` + ${dead.brews.length} brew card${dead.brews.length > 1 ? "s" : ""} (from ${dead.brews.map((b) => names[b.from]).join(", ")})`) : null),
     el("div.panel-title", {}, "Formula cards looked at"),
-    el("div.ex-formulas", {}, state.formulas.map((f) => el("span.ex-formula", { title: `${f.herb} + ${f.special}` },
+    el("div.ex-formulas", { id: "ex-formulas" }, looked.length ? looked.map((f) => el("span.ex-formula",
+      { title: `${f.herb} + ${f.special}`, dataset: { pair: f.pair } },
       chip(f.herb, info, 1, "tiny"), chip(f.special, info, 1, "tiny"),
-      f.seen_by.map((s) => seatMark(s, names[s]))))));
+      f.seen_by.map((s) => seatMark(s, names[s])))) : el("span.ex-none", {}, "none yet: a successful experiment looks at one")));
 }
 
 function wizardCard(state, p, info) {
@@ -308,8 +293,9 @@ function wizardCard(state, p, info) {
     el("div.ex-where", {}, p.at_healer ? "✚ at the healer (cursed)" : `at: ${p.place_name}`, p.fatal ? " · ☠ fatal brew" : ""),
     el("div", {}, el("small", {}, "carries "), chips(p.carried, info, "small")),
     el("div", {}, el("small", {}, "racks "), chips(p.racks, info, "small")),
-    p.table ? el("div.ex-labtable", {}, el("small", {}, p.table.doubtful ? "lab table (doubtful) " : "lab table "),
-      chips(p.table.gems, info, "small"), chip(p.table.herb, info, 1, "small"), chip(p.table.special, info, 1, "small")) : null,
+    p.table ? el("div.ex-labtable", {}, el("small", {}, "lab table "),
+      chips(p.table.gems, info, "small"), chip(p.table.herb, info, 1, "small"), chip(p.table.special, info, 1, "small"),
+      p.table.doubtful ? el("small.ex-why", {}, " doubtful: rolled again next round") : null) : null,
     el("div.ex-brews", {}, el("span.ex-cards", { "aria-label": `${p.brew_cards} brew cards` }, `▮ ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`),
       p.hired.map((h) => el("span.ex-hired-card", {}, `✉ ${h.name}`))),
     p.in_use.length ? el("div.ex-timers", {}, p.in_use.map(timer)) : null);

@@ -49,6 +49,8 @@ export function render(root, session, ctx) {
   drawn = session;
   renderTable(session, { perform: ctx.perform, choose: ctx.choose, names: ctx.names, simulated: ctx.simulated,
                         undo: ctx.undo });
+  // the shell's "what just happened" line, under this turn's drop
+  if (ctx.told && ctx.told.previousElementSibling?.id !== "drop") root.querySelector("#drop")?.after(ctx.told);
   renderPicker(session.outcome ? [] : sortActions(session.legal_actions || []).name, ctx.perform, state.colours || []);
   if (newDrop) {
     ctx.cue?.("drop");

@@ -23,7 +23,6 @@ export function render(root, session, ctx) {
   const prompt = document.querySelector("#prompt");
   if (prompt) prompt.textContent = `${me.name} · Mix It`;
   root.replaceChildren(el("div.mi-phone", { id: "mi-phone", dataset: { myTurn: myTurn ? "yes" : "no" } },
-    state.outcome ? el("p.mi-winner", {}, `★ ${state.outcome.message}`) : null,
     el("button.mi-shout-button", { type: "button", id: "mi-claim", disabled: !claim,
       dataset: { lit: claim ? "yes" : "no" }, onclick: () => claim && ctx.act({ type: "claim" }) },
       mine.claimed ? "Shouted: show your card!" : "MONSTER!"),

@@ -27,7 +27,7 @@ export function render(root, session, ctx) {
               onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
           : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
         ctx.undo)),
-    el("p.mi-last", { id: "mi-last", "aria-live": "polite" }, state.last)));
+    el("div.mi-last", { id: "mi-last" }, ctx.told)));      // the shell's "what just happened" line
 }
 
 function monster(m, index, state, moves, ctx, names) {

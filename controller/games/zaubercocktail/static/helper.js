@@ -17,10 +17,14 @@ export async function openHelper(session, seat, ctx, mark) {
   const name = session.players[seat];
   const pad = el("div.zc-handpad");
   let mounted = null;
-  const phone = el("div.zc-phone-link", {},
-    el("img.zc-qr", { src: link.qr_svg, alt: `QR code of ${name}'s private helper link`, width: 220, height: 220 }),
-    el("p", {}, "Scan with your phone (same Wi-Fi) to use the helper there, and to send your lay-down from it."),
-    el("p.zc-url", {}, link.url));
+  // a seat a phone holds shows no code: the helper and the lay-down are on that phone
+  const phone = link.claimed
+    ? el("div.zc-phone-link", {}, el("p", {}, `✓ ${name}'s seat is on ${name}'s phone: use the helper there.`))
+    : el("div.zc-phone-link", {},
+      el("img.zc-qr", { src: link.qr_svg, alt: `QR code of ${name}'s private helper link`, width: 220, height: 220 }),
+      el("p", {}, "Scan with your phone (same Wi-Fi) to use the helper there, and to send your lay-down from it."),
+      el("p.zc-url", {}, link.url), el("p.zc-code", {}, "No camera? Type ", el("strong", {}, link.code), " at ",
+        el("strong", {}, new URL("/join", link.url).href)));
   const body = el("div.zc-helper", { dataset: { seat: String(seat) } },
     el("div.zc-entry-head", {}, mark, el("h2", {}, `${name}'s lay-down helper`),
       el("p.zc-secret", {}, "Private: only you look. Closing forgets the hand.")),
@@ -30,7 +34,9 @@ export async function openHelper(session, seat, ctx, mark) {
   openModal("helper", body, { closed: () => mounted?.clear() });
   mounted = mountHandPad(pad, {
     kinds: view.kinds, blackSomething: view.black_something,
-    request: (hand, black) => ask("/helper", { token: link.token, hand: compact(hand), black }),
+    // asked as the table (the tablet is unlocked): the seat's token would claim the seat
+    // for the tablet, and the seat belongs to its player's phone
+    request: (hand, black) => ask("/helper", { hand: compact(hand), black }),
     // once this player may lay down, a suggestion can become the hidden entry in one tap
     actionFor: (lay) => (mayEnter(view, seat) ? el("button.big-button.go.zc-use", { type: "button",
       onclick: async () => {

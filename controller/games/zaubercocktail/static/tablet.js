@@ -100,7 +100,22 @@ function boardBox({ view, stone }) {
 }
 
 // --- what to do now ------------------------------------------------------------------------
+/** What to do now, and beside it the shell's "what just happened" line (the lay-downs and
+ *  moves in words), in the row's free room so the players' buttons stay on the screen. */
 function actionBar(h) {
+  const bar = actionRow(h);
+  const told = h.ctx.told;
+  if (!told) return bar;
+  const room = bar.querySelector(".zc-pick-title, .zc-tiebreak > .zc-say");
+  if (room?.classList.contains("zc-say")) {         // the tie: beside its question, above the draws
+    const row = el("div.zc-say-row");
+    room.replaceWith(row);
+    row.append(room, told);
+  } else (room || bar).append(told);
+  return bar;
+}
+
+function actionRow(h) {
   const { view, legal, ctx, session, names, stone } = h;
   const bar = el("section.zc-actions", { "aria-label": "What to do now" });
   const reveals = legal.filter((a) => a.type === "reveal");

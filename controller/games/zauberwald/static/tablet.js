@@ -45,6 +45,7 @@ function draw() {
       stopPanel(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }),
       floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
                    mayHome: !["turning"].includes(state.phase) }),
+      ctx.told,           // the shell's "what just happened" line: in the column that never scrolls it away
       resultsPanel(state, names)),
     playersStrip(state, names));
   // the STOP on screen stays the same button across redraws, so a finger on it is never lost
@@ -271,8 +272,7 @@ function stageSearch(state, session, ctx, names) {
       el("p.zw-needs", {}, `The floor turned ${plural(rnd.ants, "ant")} ${dirWords(rnd.direction)}.`),
       el("p.zw-hint", {}, `Everyone rakes for their leftmost recipe card. ${names[m]} (master) needs exactly `
         + `${plural(rnd.tile, "ingredient")} in the basket to call “end your search!”`),
-      counts.length > 1 ? el("p.zw-hint.zw-special", {}, `${names[m]} needs only ${counts[0]} more for the last `
-        + `potion, so ${counts[0]} to ${counts[counts.length - 1]} in the basket is enough.`) : null,
+      counts.length > 1 ? el("p.zw-hint.zw-special", {}, specialCase(names[m], counts)) : null,
       el("div.zw-end-row", {}, counts.map((n) => el("button.big-button.go.zw-end", {
         type: "button", dataset: { count: String(n) },
         onclick: () => ctx.perform({ type: "end_search", seat: m, count: n }),
@@ -281,6 +281,14 @@ function stageSearch(state, session, ctx, names) {
         + "(buttons beside the board) when the third potion is in the basket.") : null,
     ],
   };
+}
+
+/** The rulebook's special case: a master who needs fewer than the tile (or nothing). */
+function specialCase(master, counts) {
+  const most = counts[counts.length - 1];
+  if (!counts[0]) return `${master} has cooked all three potions, so anything from 0 to ${most} in the basket ends the search.`;
+  return `${master} needs only ${plural(counts[0], "more ingredient")} for the last potion, `
+    + `so ${counts[0]} to ${most} in the basket is enough.`;
 }
 
 // --- check: one basket after the other, master first ------------------------------------------
