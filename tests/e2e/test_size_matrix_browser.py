@@ -82,6 +82,34 @@ def drive(aim: Aim, chooser: Chooser, *, seek: Callable[[Any, State], list[dict[
     return reach
 
 
+def play(table, rng: random.Random, until: Callable[[dict[str, Any]], bool], *, prefer: tuple[str, ...] = (),
+         avoid: tuple[str, ...] = ("undo",), limit: int = 5000) -> dict[str, Any]:
+    """For the other browser tests: legal actions (the ``prefer`` types first, else random)
+    until ``until(session)``."""
+    for _ in range(limit):
+        session = table.session()
+        if until(session):
+            return session
+        legal = list(session["legal_actions"])
+        # what a player may do from their own seat too (a Zaubercocktail lay-down), once each
+        for seat in range(len(session["players"])):
+            legal += [a for a in table.session(seat)["private"]["legal_actions"] if a not in legal]
+        legal = [a for a in legal if a["type"] not in avoid]
+        # one lay-down per player (the sampled ones would otherwise be re-entered forever)
+        entered = {p["seat"] for p in session["state"].get("players", []) if isinstance(p, dict) and p.get("entered")}
+        legal = [a for a in legal if not (a["type"] == "lay_down" and a["seat"] in entered)]
+        chosen = next(([a for a in legal if a["type"] == t] for t in prefer
+                       if any(a["type"] == t for a in legal)), legal)
+        table.act(rng.choice(chosen), source="player")
+    raise AssertionError(f"never reached the moment; stuck in {table.session()['state'].get('phase')}")
+
+
+def play_by(chooser: Callable[[Any, random.Random], dict[str, Any]], until: Callable[[Any], bool]) -> Reach:
+    """For the other browser tests: ``chooser(state, rng)`` (the engine tests' quick player,
+    any seat's action) until ``until(state)``."""
+    return drive(lambda engine, state: until(state), lambda engine, state, rng: chooser(state, rng))
+
+
 def phase_is(*phases: str) -> Aim:
     return lambda engine, state: state.get("phase") in phases
 
