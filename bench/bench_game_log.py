@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller import records  # noqa: E402
+from controller import records, stats  # noqa: E402
 from controller.store import Store  # noqa: E402
 from controller.table import Table  # noqa: E402
 
@@ -59,7 +59,7 @@ def main() -> None:
                   f"{len(entries)} entries")
         rows = store.history(1000)
         for name, call in (("history", lambda: records.past_games(rows)),
-                           ("stats", lambda: records.player_stats(rows)),
+                           ("stats", lambda: stats.table_stats(reversed(rows))),
                            ("csv", lambda: records.history_csv(rows))):
             t0 = time.perf_counter()
             for _ in range(100):

@@ -82,8 +82,9 @@ def _date(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
 
 
-def _score(game: dict[str, Any], seat: int, placed: dict[str, Any] | None, rules: dict[str, Any]) -> str:
-    """The seat's score as BG Stats keeps it, a string ("" for games without points)."""
+def score(game: dict[str, Any], seat: int, placed: dict[str, Any] | None, rules: dict[str, Any]) -> str:
+    """The seat's score as BG Stats keeps it, a string ("" for games without points); the
+    statistics' chart reads the same (controller/stats.py)."""
     if rules["no_points"]:
         return ""
     part = rules.get("score")
@@ -131,7 +132,7 @@ def play_file(plays: Callable[[], Iterable[dict[str, Any]]]) -> Iterator[str]:
                               "highestWins": rules["highest_wins"], "noPoints": rules["no_points"],
                               "usesTeams": False})
         for name in g["players"]:
-            key = _player_key(name)
+            key = player_key(name)
             if key not in player_ids:
                 player_ids[key] = len(players) + 1
                 players.append({"uuid": str(uuid.uuid5(NAMESPACE, f"player:{key}")), "id": player_ids[key],
@@ -166,7 +167,8 @@ def _text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _player_key(name: str) -> str:
+def player_key(name: str) -> str:
+    """The person behind a name: " Ann  " and "ann" are one player (the statistics too)."""
     return " ".join(name.split()).casefold()
 
 
@@ -181,7 +183,7 @@ def _play(g: dict[str, Any], game_ids: dict[str, int], player_ids: dict[str, int
         # the engine's ranking (Elixir: the winner 1st, the others share 2nd); a game
         # with no ranking gives the winners 1 and the others 0, BG Stats' "no rank"
         rank = placed["place"] if placed else (1 if seat in winners else 0)
-        scores.append({"playerRefId": player_ids[_player_key(name)], "score": _score(g, seat, placed, rules),
+        scores.append({"playerRefId": player_ids[player_key(name)], "score": score(g, seat, placed, rules),
                        "winner": seat in winners, "rank": rank, "seatOrder": seat + 1,
                        "startPlayer": False, "newPlayer": False, "role": "", "team": ""})
     end = g["finished"] or g["started"]

@@ -503,23 +503,18 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from . import games
+    from .table import ReplayFailed, replay
 
     store = _open_store(args)
     try:
-        row = store.game(args.game_id)
-        if row is None:
-            print(f"potionpi: no game #{args.game_id}", file=sys.stderr)
-            return EXIT_USAGE
-        engine = games.load(row["game"])
-        state = engine.setup(row["players"], row["seed"], row["options"])
-        actions = store.actions(row["id"])
-        for entry in actions:
-            state, _ = engine.apply(state, entry["action"])
+        row, engine, state, version = replay(store, args.game_id)
+    except ReplayFailed as exc:
+        print(f"potionpi: game #{args.game_id} does not replay: {exc}", file=sys.stderr)
+        return EXIT_USAGE if store.game(args.game_id) is None else EXIT_ERROR
     finally:
         store.close()
     outcome = engine.outcome(state)
-    print(f"game #{row['id']} ({row['game']}): {len(actions)} actions replayed, "
+    print(f"game #{row['id']} ({row['game']}): {version} actions replayed, "
           f"outcome {json.dumps(None if outcome is None else outcome.to_json(row['players']))}")
     return EXIT_OK
 

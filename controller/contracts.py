@@ -57,6 +57,23 @@ class OutcomeJSON(TypedDict, total=False):
     results: list[str]             # each seat's final score in words, by seat (log.toml [result])
 
 
+class ScoreLineJSON(TypedDict):
+    key: str
+    label: str
+    values: list[int | None]       # one per seat; None: the table cannot know it (yet)
+    better: str                    # "higher" | "lower" | "neither" (a count: nobody is ahead on it)
+    leaders: list[int]             # the seats ahead (none while all are level)
+    note: str
+
+
+class ScoresJSON(TypedDict):
+    """The running score (``Game.scores``): its lines, the main one first, and the earlier
+    rounds' main score where a game is scored round by round."""
+
+    lines: list[ScoreLineJSON]
+    rounds: list[dict[str, Any]]   # {"label": "Round 1 · 5/3/1/−2", "values": [...]}
+
+
 class Session(TypedDict):
     """The running game as one client sees it (the public table unless a seat asked)."""
 
@@ -71,6 +88,7 @@ class Session(TypedDict):
     told: list[str]                # what the last action did, sentence by sentence (``Game.announce``)
     can_undo: bool                 # {"type": "undo"} would be taken now (``Game.can_undo``)
     undo_label: str | None         # what it takes back, in words ("Linus's basket"), or None
+    scores: ScoresJSON | None      # the running score, public (``Game.scores``); None: the game keeps none
     outcome: OutcomeJSON | None
 
 

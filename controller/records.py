@@ -1,5 +1,5 @@
-"""What the game log says to people: each action in players' words, past games, and
-per-player statistics, all read from the store (so they survive restarts).
+"""What the game log says to people: each action in players' words, and past games, all
+read from the store (so they survive restarts); the players' statistics are controller/stats.py.
 
 Words come from each game's ``log.toml`` beside its ``data.toml``: ``[actions]`` has one
 template per action type (``drop_out = "{player} is done trading"``; an action type without
@@ -262,28 +262,6 @@ def _past_game(g: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             "minutes": round((end - g["started"]) / 60) if end else None,
             "ranking": [{"name": g["players"][r["seat"]], "place": r["place"], "score": r.get("score")}
                         for r in outcome.get("ranking", []) if 0 <= r["seat"] < len(g["players"])]}
-
-
-def player_stats(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per player and game: plays, wins and win rate, from finished games only (a game
-    replaced before its end has no winner to count). Names are matched ignoring case.
-    ``rows`` is read once, so the store's whole history can stream through it."""
-    table: dict[tuple[str, str], dict[str, Any]] = {}
-    names = _names()
-    for g in rows:
-        if not g["outcome"]:
-            continue
-        winners = set(g["outcome"].get("winners", []))
-        for seat, name in enumerate(g["players"]):
-            key = (name.strip().casefold(), g["game"])
-            row = table.setdefault(key, {"player": name.strip(), "game": g["game"],
-                                         "name": names.get(g["game"], g["game"]), "plays": 0, "wins": 0})
-            row["plays"] += 1
-            row["wins"] += seat in winners
-    out = sorted(table.values(), key=lambda r: (r["player"].casefold(), r["name"]))
-    for row in out:
-        row["win_rate"] = round(row["wins"] / row["plays"], 3)
-    return out
 
 
 def known_players(rows: list[dict[str, Any]], limit: int = 30) -> list[str]:

@@ -19,10 +19,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, cast
+from typing import Any, Callable, Iterator, cast
 
 from . import games, records
-from .contracts import Action, Effect, Notice, OutcomeJSON, SeatSession, Session, State
+from .contracts import Action, Effect, Notice, OutcomeJSON, ScoresJSON, SeatSession, Session, State
 from .games import BadSetup, Refusal
 from .games.fields import whole
 from .store import DamagedRow, Store, StoreWriteError
@@ -73,6 +73,16 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
     does not grow with the game's length (tests check it equals the full replay).
     Storage errors (sqlite3.Error, OSError) pass through: they say nothing about the game.
     """
+    row, engine, state, version = replay_start(store, game_row_id, load_game, snapshot)
+    for entry, state in replay_steps(store, row, engine, state, version):
+        version = entry["version"]
+    return row, engine, state, version
+
+
+def replay_start(store: Store, game_row_id: int, load_game: Callable[[str], games.Game] = games.load,
+                 snapshot: tuple[int, State] | None = None) -> tuple[dict[str, Any], games.Game, State, int]:
+    """(row, engine, state, version) where a replay of the logged game begins: its set-up
+    (version 0) or ``snapshot``; ReplayFailed if the row, the game or its set-up is gone."""
     try:
         row = store.game(game_row_id)
     except ValueError as exc:                     # the row's JSON was changed
@@ -84,15 +94,21 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
     except Exception as exc:
         raise ReplayFailed(f"the game {row['game']!r} is not installed ({exc})", row["game"]) from None
     if snapshot is not None:
-        version, state = snapshot
-    else:
-        try:
-            state = engine.setup(row["players"], row["seed"], row["options"])
-        except Exception as exc:
-            raise ReplayFailed(f"its set-up is no longer accepted ({exc})", row["game"], 0) from None
-        version = 0
+        return row, engine, snapshot[1], snapshot[0]
     try:
-        entries = store.actions(game_row_id, after=version)
+        state = engine.setup(row["players"], row["seed"], row["options"])
+    except Exception as exc:
+        raise ReplayFailed(f"its set-up is no longer accepted ({exc})", row["game"], 0) from None
+    return row, engine, state, 0
+
+
+def replay_steps(store: Store, row: dict[str, Any], engine: games.Game, state: State,
+                 version: int = 0) -> Iterator[tuple[dict[str, Any], State]]:
+    """Each logged action after ``version`` (its store entry) with the state it led to, in
+    order: the one replay the restart, ``potionpi replay`` and the tablet's replay of a
+    finished game share. ReplayFailed where the log no longer replays."""
+    try:
+        entries = store.actions(row["id"], after=version)
     except DamagedRow as exc:
         raise ReplayFailed(f"{exc}", row["game"], exc.version) from None
     for entry in entries:
@@ -106,15 +122,17 @@ def replay(store: Store, game_row_id: int, load_game: Callable[[str], games.Game
             raise ReplayFailed(f"action {entry['version']} ({json.dumps(entry['action'])}) no longer "
                                f"replays: {exc}", row["game"], entry["version"]) from None
         version = entry["version"]
-    return row, engine, state, version
+        yield entry, state
 
 
 def build_session(engine: games.Game, state: State, *, game_id: int, game: str, version: int,
-                  players: list[str]) -> Session:
+                  players: list[str], actions: bool = True) -> Session:
     """The public session of ``state``: what GET /api/v1/session answers and the public
-    stream sends (docs/api.md; the secret-leak tests build theirs with it too)."""
+    stream sends (docs/api.md; the secret-leak tests build theirs with it too). ``actions=False``:
+    nothing on offer, not even the undo (a replayed step)."""
     outcome = engine.outcome(state)
-    can_undo = engine.can_undo(state)
+    can_undo = actions and engine.can_undo(state)
+    scores = engine.scores(state)
     over = None if outcome is None else cast(OutcomeJSON, outcome.to_json(players))
     if over is not None:
         said = records.results(game, dict(over), players)
@@ -123,13 +141,14 @@ def build_session(engine: games.Game, state: State, *, game_id: int, game: str, 
     return {"id": game_id, "game": game, "version": version, "players": players,
             "state": engine.view(state),
             # once the game is over the engine lists at most the undo of its last action
-            "legal_actions": engine.legal_actions(state),
+            "legal_actions": engine.legal_actions(state) if actions else [],
             "legal_actions_complete": engine.legal_actions_complete,
             "prompt": engine.prompt(state),
             # what the last action did, sentence by sentence: the game log's words
             "told": records.told(game, state.get("told"), players),
             "can_undo": can_undo,
             "undo_label": engine.undo_label(state) if can_undo else None,
+            "scores": None if scores is None else cast(ScoresJSON, scores.to_json()),
             "outcome": over}
 
 

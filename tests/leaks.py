@@ -32,8 +32,11 @@ def assert_seat_keeps_its_secrets(public: Any, other_seats: Iterable[Any], secre
 
 def public_session(game: Game, state: dict[str, Any]) -> dict[str, Any]:
     """The public session exactly as Table builds it for GET /api/v1/session and the stream
-    (``told`` included: the words the game log and the tablet's line say)."""
-    return dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
+    (``told`` included: the words the game log and the tablet's line say; and the running
+    score, compared with the rest)."""
+    session = dict(build_session(game, state, game_id=1, game=game.id, version=1, players=state["players"]))
+    assert session["scores"] is not None and session["scores"]["lines"]
+    return session
 
 
 def assert_told_no_secret(game: Game, first: tuple[dict[str, Any], dict[str, Any]],

@@ -257,7 +257,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
         settings=merged)
 
     from . import (admission, api, assets, errors, floor_api, headers, hosts, owner, pages, plugins,
-                   records_api, seats, secure, stream, update_page)
+                   records_api, replay_api, seats, secure, stream, update_page)
     hosts.register(app)        # first: a name that is not the table's gets nothing else
     admission.register(app)    # then: expensive downloads, one at a time per address
     # each version's stream message is encoded once, in the acting thread, before any
@@ -270,6 +270,7 @@ def create_app(*, table: Table, devices: DeviceHub | None = None, pin: str, secr
     app.jinja_env.globals.update(static_url=assets.static_url, import_map_tag=assets.import_map_tag)
     app.register_blueprint(api.bp)
     app.register_blueprint(records_api.bp)
+    app.register_blueprint(replay_api.bp)      # a game that has ended, step by step
     app.register_blueprint(floor_api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(pages.bp)

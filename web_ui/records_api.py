@@ -9,6 +9,7 @@ from typing import Callable, Iterator
 from flask import Blueprint, Response, jsonify, request
 
 from controller import bgstats, games, records
+from controller.stats import table_stats
 from controller.games.base import load_data
 
 from . import ctx
@@ -101,8 +102,10 @@ def game_bgstats(game_no: int) -> Response:
 
 @bp.get("/api/v1/stats")
 def stats() -> Response:
-    """Per player and game: plays, wins, win rate (finished games only)."""
-    return jsonify({"players": records.player_stats(_every_game()())})
+    """The players' statistics from the finished games, in one pass over the history
+    (controller/stats.py): per player and game, per player, head-to-head, and each game's
+    wins and scores over time."""
+    return jsonify(table_stats(_every_game(statuses=bgstats.FINISHED)()))
 
 
 @bp.get("/api/v1/players")

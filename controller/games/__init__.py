@@ -13,7 +13,7 @@ import pkgutil
 from functools import cache
 
 from .base import (SEAT, BadSetup, Choice, Counts, Field, Fields, Flag, Game, IllegalAction, InvalidAction,
-                   ListOf, Outcome, Placing, Refusal, Seat, Text, Whole)
+                   ListOf, Outcome, Placing, Refusal, RoundScore, Score, Scores, Seat, Text, Whole)
 from .plugin import Plugin, Toggle, load_data, plugin_of
 
 
@@ -45,4 +45,4 @@ def load(game_id: str) -> Game:
 
 __all__ = ["SEAT", "BadSetup", "Choice", "Counts", "Field", "Fields", "Flag", "Game", "IllegalAction",
            "InvalidAction", "ListOf", "Outcome", "Seat", "Text", "Whole", "load_data", "plugin_of",
-           "Placing", "Plugin", "Refusal", "Toggle", "available", "load", "plugin", "plugins"]
+           "Placing", "Plugin", "Refusal", "RoundScore", "Score", "Scores", "Toggle", "available", "load", "plugin", "plugins"]

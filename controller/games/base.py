@@ -16,6 +16,7 @@ inside the game state, so ``replay(setup, actions)`` is deterministic.
     game.seat_actions(state, seat)   # what that seat may do, secrets included
     game.outcome(state)              # None while playing, else an ``Outcome``
     state["told"]                    # what the last action did: the table's story (``announce``)
+    game.scores(state)               # the running score (public), else None: ``Scores``
 
 A game subclasses :class:`Game`, lists what the rules allow now in ``actions(state)`` and
 writes one handler per action type::
@@ -115,6 +116,51 @@ class Outcome:
         if players is not None:
             data["winner_names"] = [players[w] for w in self.winners]
         return data
+
+
+@dataclass(frozen=True)
+class Score:
+    """One running score of every seat, as the whole table may see it (``Game.scores``):
+    the tablet's score panel during the game and beside the ranking at its end."""
+
+    key: str                           # "potions": what it counts, for the chart and the tests
+    label: str                         # "Magic potions", in the table's words
+    values: tuple[int | None, ...]     # one per seat, in seat order; None: the table cannot know it (yet)
+    better: str = "higher"             # "higher" or "lower": which way is ahead; "neither": a count, nobody ahead
+    note: str = ""                     # a sentence: how it is counted, or why a value is missing
+
+    def leaders(self) -> list[int]:
+        """The seats ahead on this score (none while every known value is the same)."""
+        known = [v for v in self.values if v is not None]
+        if self.better == "neither" or len(set(known)) < 2:
+            return []
+        best = max(known) if self.better == "higher" else min(known)
+        return [s for s, v in enumerate(self.values) if v == best]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "values": list(self.values), "better": self.better,
+                "leaders": self.leaders(), "note": self.note}
+
+
+@dataclass(frozen=True)
+class RoundScore:
+    """The main score of every seat as one earlier round ended (a line of the score sheet)."""
+
+    label: str                         # "Round 3 · 5/3/1/−2"
+    values: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A game's running score (``Game.scores``): its lines, the first the main one, and for a
+    game played in scored rounds every round so far (Zaubercocktail's magic path)."""
+
+    lines: tuple[Score, ...]
+    rounds: tuple[RoundScore, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lines": [line.to_json() for line in self.lines],
+                "rounds": [{"label": r.label, "values": list(r.values)} for r in self.rounds]}
 
 
 def rng_from(state: State) -> random.Random:
@@ -280,6 +326,14 @@ class Game:
 
     def outcome(self, state: State) -> Outcome | None:
         raise NotImplementedError
+
+    def scores(self, state: State) -> Scores | None:
+        """The running score the table follows, for the tablet's score panel and the end
+        screen (the session's ``scores``): one ``Score`` line per thing counted, the first the
+        game's main score, and the earlier rounds where the game is scored round by round.
+        Public information only, like ``view``: a value the table cannot know (a card held
+        face down) is None. None: the game keeps no score."""
+        return None
 
     # --- seats: what only one player may see and do (docs/seats.md) -----------------
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
@@ -491,5 +545,6 @@ class Game:
 
 
 __all__ = ["BadSetup", "Choice", "Counts", "Field", "Fields", "Flag", "Game", "IllegalAction",
-           "InvalidAction", "ListOf", "Outcome", "Placing", "Refusal", "SEAT", "Seat", "Text", "Whole",
+           "InvalidAction", "ListOf", "Outcome", "Placing", "Refusal", "RoundScore", "SEAT", "Score", "Scores",
+           "Seat", "Text", "Whole",
            "clone", "load_data", "new_rng_state", "rng_from", "rng_store"]

@@ -63,7 +63,9 @@ def served(tmp_path):
 def assert_cave_readable(page) -> None:
     """Spaces at least a fingertip across; obstacle names clear of spaces and of each other."""
     spaces = boxes(page, ".cave-space .space-ring")
-    assert spaces and min(min(b["w"], b["h"]) for b in spaces) >= 48
+    # at its smallest a space is 48 px drawn through the SVG's scale: 47.99997 on screen is 48
+    # (layout_checks allows the same half pixel for every target)
+    assert spaces and min(min(b["w"], b["h"]) for b in spaces) >= 48 - 0.5
     labels = boxes(page, ".obstacle-badge .ob-label")
     assert len(labels) == 4
     for i, a in enumerate(labels):

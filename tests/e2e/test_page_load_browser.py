@@ -97,7 +97,8 @@ def network_log(browser, url: str, reload: bool) -> tuple[list[tuple[str, str]],
 
 # what the board's first frame does not need: app.js asks for it once that frame is painted
 AFTER_THE_FIRST_FRAME = {"/static/js/sheet.js", "/static/js/firmware.js", "/static/js/cues.js",
-                         "/static/js/seats.js"}
+                         "/static/js/seats.js", "/static/js/replay.js",
+                         "/static/js/scores.js", "/static/scores.css"}       # the running score (scores.js)
 
 
 def test_every_module_of_the_board_is_asked_for_by_the_page_itself(browser, live_table):

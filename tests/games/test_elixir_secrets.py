@@ -76,6 +76,7 @@ def test_the_public_view_and_actions_do_not_depend_on_any_secret(seed, salt):
         other = perturb(state, rng)
         assert dump(GAME.view(other)) == dump(GAME.view(state))
         assert dump(GAME.legal_actions(other)) == dump(GAME.legal_actions(state))
+        assert dump(GAME.scores(other).to_json()) == dump(GAME.scores(state).to_json())   # the score panel
 
 
 @settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -114,6 +115,7 @@ def test_games_differing_only_in_secrets_stream_the_same_public_sessions(seed):
         assert dump(public) == dump(GAME.legal_actions(b))
         assert dump(GAME.view(a)) == dump(GAME.view(b))
         assert dump(public_session(GAME, a)) == dump(public_session(GAME, b))     # what the table is told too
+        assert dump(GAME.scores(a).to_json()) == dump(GAME.scores(b).to_json())
         compared += 1
         taps = [x for x in public if x["type"] not in SECRET_ACTIONS]
         if not taps:
@@ -182,7 +184,7 @@ def test_no_secret_value_in_the_public_dump_or_another_wizards_phone():
     learnt = state["formulas"]["mandrake+toad_eye"]
     state = do(state, "note", seat=0, pair="wolfsbane+bat_wing", text="antidote")
     ann = {"elixir_1", "fatal_brew", learnt, "antidote"}
-    public = dump(GAME.view(state)) + dump(GAME.legal_actions(state))
+    public = dump(GAME.view(state)) + dump(GAME.legal_actions(state)) + dump(GAME.scores(state).to_json())
     for secret in ann | {"lucky_liqueur"}:
         assert secret not in public, secret
         assert T.brews[secret].name not in public, secret

@@ -57,8 +57,10 @@ def test_start_returns_201_and_a_complete_session(client):
     assert response.status_code == 201
     session = response.get_json()
     assert set(session) == {"id", "game", "version", "players", "state", "legal_actions",
-                            "legal_actions_complete", "prompt", "told", "can_undo", "undo_label", "outcome"}
+                            "legal_actions_complete", "prompt", "told", "can_undo", "undo_label", "scores", "outcome"}
     assert session["legal_actions_complete"] is True      # Mirakel Mix lists every choice
+    # the running score: nobody is in the cave yet, so nobody's steps to the exit are known
+    assert [(line["key"], line["values"]) for line in session["scores"]["lines"]] == [("steps", [None, None])]
     assert session["prompt"].startswith("Set-up: turn the cauldron")
     assert session["can_undo"] is False and session["undo_label"] is None
     assert session["game"] == "mirakel-mix" and session["players"] == ["Ann", "Ben"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...contracts import Action, State
 from .. import counts as C
+from ..base import Score, Scores
 from .rules import ElixirRules
 
 
@@ -67,6 +68,21 @@ class ViewRules(ElixirRules):
                          "brews": [{"from": b["from"], "round": b["round"]} for b in state["dead_end"]["brews"]]},
             "winner": state["winner"],
         }
+
+    def scores(self, state: State) -> Scores:
+        """The parts of the elixir of life (brew cards lie face down: the table knows only the
+        winner's three, once shown), gold and how many brew cards each wizard holds."""
+        seats = range(len(state["players"]))
+        parts = len(self.t.elixir_parts)
+        return Scores(lines=(
+            Score("elixir_parts", "Parts of the elixir of life",
+                  tuple(parts if s == state["winner"] else None for s in seats),
+                  note=f"The first to hold all {parts} different parts wins. Brew cards lie face down: "
+                       "the table sees the parts only when a wizard shows them."),
+            Score("gold", "Gold", tuple(state["gold"])),
+            Score("brew_cards", "Brew cards", tuple(len(state["wizards"][s]["brews"]) for s in seats),
+                  better="neither", note="How many each wizard holds, face down: more is not ahead."),
+        ))
 
     def prompt(self, state: State) -> str:
         if state["step"] == "over":

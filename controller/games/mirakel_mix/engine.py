@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from ...contracts import Action, Effect, State
 from ..base import (BadSetup, Choice, Fields, Flag, Game, IllegalAction, InvalidAction, ListOf, Outcome, Placing,
-                    Whole, new_rng_state, rng_from, rng_store)
+                    Score, Scores, Whole, new_rng_state, rng_from, rng_store)
 from . import coach
 from .cave import Cave, MovementRules
 
@@ -705,6 +705,15 @@ class MirakelMix(MovementRules, Game):
             return None
         cave = self.cave_of(state)
         return cave.distance(space, cave.exit)
+
+    def scores(self, state: State) -> Scores:
+        """Each apprentice's steps to the exit, counted as the end of a deadlock or of "no
+        way out" counts them (``steps_to_exit``: plain spaces, obstacles ignored)."""
+        return Scores(lines=(Score(
+            "steps", "Steps to the exit", tuple(self.steps_to_exit(state, s) for s in range(len(state["players"]))),
+            better="lower",
+            note="Spaces to the exit, obstacles ignored. The first out wins; if nobody can get out "
+                 "any more, the nearest wins."),))
 
     def outcome(self, state: State) -> Outcome | None:
         if state.get("deadlock") or state.get("no_way_out"):

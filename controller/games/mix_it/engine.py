@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...contracts import Action, Effect, State
-from ..base import SEAT, Choice, Fields, Game, IllegalAction, Outcome, Whole, new_rng_state, rng_from, rng_store
+from ..base import (SEAT, Choice, Fields, Game, IllegalAction, Outcome, Score, Scores, Whole, new_rng_state,
+                    rng_from, rng_store)
 
 VARIANTS = ("classic", "express")
 
@@ -288,6 +289,14 @@ class MixIt(Game):
     def cookies(self, state: State, seat: int) -> int:
         """Goal cards won plus the EXTRA COOKIE if this seat holds it."""
         return len(state["won"][seat]) + (state["extra"]["holder"] == seat)
+
+    def scores(self, state: State) -> Scores:
+        """Cookies: goal cards won (face down, but how many is seen) and the EXTRA COOKIE."""
+        express = state["options"]["variant"] == "express"
+        note = ("Mix It Express: whoever builds the goal first wins." if express else
+                f"The first to {self.to_win} cookies wins; the EXTRA COOKIE counts.")
+        return Scores(lines=(Score("cookies", "Cookies", tuple(self.cookies(state, s)
+                                                              for s in range(len(state["players"]))), note=note),))
 
     def card_name(self, card: str) -> str:
         c = self.cards[card]

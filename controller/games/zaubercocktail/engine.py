@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...contracts import Action, Effect, State
-from ..base import (SEAT, BadSetup, Choice, Fields, Game, IllegalAction, Outcome, new_rng_state,
-                    rng_from, rng_store)
+from ..base import (SEAT, BadSetup, Choice, Fields, Game, IllegalAction, Outcome, RoundScore, Score, Scores,
+                    new_rng_state, rng_from, rng_store)
 from . import laydown
 
 Round = dict[str, Any]
@@ -508,6 +508,19 @@ class Zaubercocktail(Game):
         return Outcome(winners=winners, reason=reason, message=message,
                        ranking=Outcome.rank(stones),
                        details={"scores": list(stones), "rounds_scored": rounds})
+
+    def scores(self, state: State) -> Scores:
+        """Each magic stone's field on the path, and where every stone stood after each round
+        scored so far: the score sheet. Rounds are as many as recipe cards at most (each
+        round turns one over), so the sheet stays small however the game goes."""
+        rounds = [r for r in [*state["history"], state["round"]] if r["results"]]
+        target = self.data["path"]["target"]
+        return Scores(
+            lines=(Score("field", "Field on the magic path", tuple(state["stones"]),
+                         note=f"The first stone on field {target} wins; when the Magic Bolt comes out, "
+                              "the stone furthest along."),),
+            rounds=tuple(RoundScore(f"Round {r['number']} · {self._card_name(r['recipe'])}",
+                                    tuple(res["to"] for res in r["results"])) for r in rounds))
 
     # --- views --------------------------------------------------------------------
     def view(self, state: State, seat: int | None = None) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from typing import Any
 from ...contracts import Action, Effect, State
 from .. import counts as C
 from ..base import (SEAT, BadSetup, Choice, Counts, Fields, Flag, Game, IllegalAction, InvalidAction, Outcome,
-                    Placing, Seat, Whole, new_rng_state, rng_from, rng_store)
+                    Placing, Score, Scores, Seat, Whole, new_rng_state, rng_from, rng_store)
 from ..fields import read
 
 CLOCKWISE, COUNTER_CLOCKWISE = "clockwise", "counter_clockwise"
@@ -482,6 +482,22 @@ class Zauberwald(Game):
     def _potions(self, state: State, seat: int) -> int:
         return sum(1 for card in state["cards"][seat] if card and card["finished"])
 
+    def _on_card(self, state: State, seat: int) -> int:
+        """Ingredients on the recipe card the seat collects for (the tie-break in potions)."""
+        k = self._current_card(state, seat)
+        return C.total(state["cards"][seat][k]["on_card"]) if k is not None else 0
+
+    def scores(self, state: State) -> Scores:
+        """Magic potions cooked, and the ingredients on the card being collected (the
+        tie-break), as the end counts them."""
+        seats = range(len(state["players"]))
+        return Scores(lines=(
+            Score("potions", "Magic potions", tuple(self._potions(state, s) for s in seats),
+                  note='Three potions and a "stop!" win; when every magic tile is used, the most potions.'),
+            Score("on_card", "Ingredients on the recipe card", tuple(self._on_card(state, s) for s in seats),
+                  note="The card being collected: it breaks a tie in potions."),
+        ))
+
     def _current_card(self, state: State, seat: int) -> int | None:
         """Index of the leftmost unfinished card: the only one a player collects for."""
         for i, card in enumerate(state["cards"][seat]):
@@ -761,10 +777,7 @@ class Zauberwald(Game):
     def _finish(self, state: State, ended_by: str, winners: list[int] | None) -> None:
         n = len(state["players"])
         potions = [self._potions(state, s) for s in range(n)]
-        on_card = []
-        for s in range(n):
-            k = self._current_card(state, s)
-            on_card.append(C.total(state["cards"][s][k]["on_card"]) if k is not None else 0)
+        on_card = [self._on_card(state, s) for s in range(n)]
         if winners is None:  # most potions, then most ingredients on the recipe card, else shared
             best = max(potions)
             winners = [s for s in range(n) if potions[s] == best]

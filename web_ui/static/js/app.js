@@ -15,11 +15,12 @@ import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 const boot = JSON.parse($("#boot").textContent);
 // Not needed for the board's first frame (the More panel, sounds, the firmware notice):
 // asked for once that frame is painted (main), so the page fetches fewer files before it.
-let sheet, firmware, cues;
+let sheet, firmware, cues, scores;
 const cue = (kind) => cues.then((m) => m.cue(kind));
 let current = null;          // the newest session we have drawn
 let busy = false;            // one tap at a time: the table answers in a blink
 let showingStart = false;
+let replayed = null;         // the session of the step on the board while a game is replayed (replay.js)
 const awake = keepAwake();   // the screen stays on while a game runs (awake.js)
 
 // --- sessions --------------------------------------------------------------------------
@@ -46,12 +47,21 @@ function cueFor(before, after) {
 }
 
 function draw() {
+  if (replayed && !showingStart) {
+    drawGame(replayed);
+    return;
+  }
   if (!current || showingStart) {
     showStart();
     return;
   }
   drawGame(current);
 }
+
+// --- a replay: the board shows a step of a game that has ended, nothing on it acts ---------
+const notNow = () => { toast("This is a replay. Tap “Back to the table” to play.", "warn"); return Promise.resolve(null); };
+// no sound, and no simulated cauldron's buttons: they would act on the live table
+const REPLAY_CTX = { perform: notNow, send: notNow, choose: notNow, cue: () => {}, simulated: false, replay: true };
 
 // --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
@@ -106,7 +116,8 @@ async function drawGame(session) {
     firstDrawn();
     return;
   }
-  if (current !== session || showingStart) return;     // a newer session or the start screen came first
+  const shown = replayed || current;
+  if (shown !== session || showingStart) return;       // a newer session or the start screen came first
   if (root.dataset.game !== session.game) {            // another game drew here: start afresh
     // a game's own dialogs (e.g. a private helper) live outside the root: close them
     document.querySelectorAll("body > .modal:not(#pinpad):not(#choice)").forEach((m) => { m.hidden = true; m.replaceChildren(); });
@@ -114,7 +125,7 @@ async function drawGame(session) {
     root.className = "game-view";
     root.dataset.game = session.game;
   }
-  document.body.dataset.view = "table";
+  document.body.dataset.view = replayed ? "replay" : "table";
   $("#btn-new-game").hidden = false;
   $("#start-view").hidden = true;
   root.hidden = false;
@@ -124,16 +135,27 @@ async function drawGame(session) {
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
   storyLine.hidden = false;
+  showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
                               told: storyLine,
                               // the devices' state when the page was made (the floor: no first poll)
-                              devices: { floor: boot.floor ?? null } });
+                              devices: { floor: boot.floor ?? null },
+                              scores: () => scoreSlot(session, { final: !!session.outcome, id: "score-final", fold: true }),
+                              ...(replayed ? REPLAY_CTX : {}) });
   if (!root.contains(undoButton)) undoHome.after(undoButton);    // the game did not place it
   if (!root.contains(storyLine)) $(".topbar").after(storyLine);   // nor the story line
   // said last, so whoever waits for a version (a test, a script) finds it drawn
-  document.body.dataset.version = String(session.version);
+  if (replayed) document.body.dataset.replayDrawn = document.body.dataset.replayStep || "";
+  else document.body.dataset.version = String(session.version);
   firstDrawn();
+}
+
+/** The next drawing starts the board afresh: between the live game and a replay of another
+ *  (or the same) game, a game's module keeps nothing it drew for the other. */
+function fresh() {
+  const root = $("#game-view");
+  root.dataset.game = "none";
 }
 
 // --- undo: one button for every game -----------------------------------------------------
@@ -145,6 +167,25 @@ function showUndo(session) {
   undoButton.hidden = !session?.can_undo || showingStart;
   undoButton.querySelector(".undo-what").textContent = session?.undo_label || "";
   undoButton.setAttribute("aria-label", session?.undo_label ? `Undo: ${session.undo_label}` : "Undo");
+}
+
+// --- the running score: who is ahead, in the top bar; the whole score in the Score tab -----
+function showScore(session) {
+  const button = $("#btn-score");
+  const shown = !!session?.scores && !showingStart && !replayed;     // a replay's score is on its board
+  if (!shown) { button.hidden = true; return; }
+  scores.then((m) => {
+    if ((replayed || current) !== session) return;                  // a newer one is drawn by now
+    m.scoreButton(button, session.scores, session.players || []);
+    button.hidden = false;
+  });
+}
+
+/** The score panel for a game's board (ctx.scores), filled in as soon as scores.js is in. */
+function scoreSlot(session, options) {
+  const slot = el("div.score-slot");
+  scores.then((m) => { const panel = m.scorePanel(session, options); if (panel) slot.replaceWith(panel); else slot.remove(); });
+  return slot;
 }
 
 /** Take back the last action; the game's module may put back what the players typed in
@@ -233,6 +274,7 @@ function showStart() {
   $("#btn-new-game").hidden = true;
   undoButton.hidden = true;
   storyLine.hidden = true;
+  $("#btn-score").hidden = true;
   $("#prompt").textContent = current ? "New game" : "Welcome! Pick a game and the players";
   $("#start-error").textContent = current && !current.outcome
     ? "Starting ends the running game (it stays in the history)."
@@ -260,6 +302,7 @@ function addPlayer(name) {
 }
 
 function openStart() {
+  if (replayed) document.dispatchEvent(new CustomEvent("potionpi:replay-leave"));
   showingStart = true;
   const inputs = [...document.querySelectorAll('#name-fields input[name="player"]')];
   if (current) inputs.forEach((input, i) => { input.value = current.players[i] || ""; });
@@ -387,6 +430,8 @@ function main() {
   sheet = later(async () => { const m = await importAgain("./sheet.js"); m.setupSheet(boot.games); return m; });
   firmware = later(async () => { const m = await importAgain("./firmware.js"); m.setupFirmware(boot.firmware); return m; });
   cues = later(() => importAgain("./cues.js"));
+  // the running score: its button, panels and stylesheet, after the first frame too
+  scores = later(async () => { const m = await importAgain("./scores.js"); await m.styled; return m; });
   setUnlocked(boot.unlocked);
   $("#start-form").addEventListener("submit", startGame);
   $("#start-form").addEventListener("change", fitNameFields);
@@ -396,7 +441,11 @@ function main() {
   $("#btn-back").addEventListener("click", () => { showingStart = false; draw(); });
   $("#btn-new-game").addEventListener("click", openStart);
   undoButton.addEventListener("click", undo);
+  $("#btn-score").addEventListener("click", () => sheet.then((m) => m.openSheet("score")));
   document.addEventListener("potionpi:new-game", openStart);
+  // a replay (replay.js, opened from the History tab) draws its steps here
+  document.addEventListener("potionpi:replay-step", (e) => { if (!replayed) fresh(); replayed = e.detail; draw(); });
+  document.addEventListener("potionpi:replay-end", () => { replayed = null; fresh(); draw(); });
   $("#btn-lock").addEventListener("click", async () => {
     if (isUnlocked()) {
       try { await lock(); toast("This tablet is locked. Watching still works."); } catch (err) { explain(err); }
@@ -424,7 +473,7 @@ function main() {
       onState: setConnection,
     });
     // ready: live, and the panel, sounds and firmware notice are in (a tap finds them)
-    Promise.allSettled([sheet, firmware, cues]).then(() => { document.body.dataset.ready = "yes"; });
+    Promise.allSettled([sheet, firmware, cues, scores]).then(() => { document.body.dataset.ready = "yes"; });
   });
   afterFirstPaint(awake.start);         // not needed for the first frame
   afterFirstPaint(keepPage);

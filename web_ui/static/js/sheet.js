@@ -1,27 +1,29 @@
-// The table's panel ("More" in the top bar): the game log, past games, players'
-// statistics, the rules quick reference and the cue switches. Everything comes from the
+// The table's panel ("More" in the top bar): the game log, the running score (scores.js),
+// past games, players' statistics, the rules quick reference and the cue switches. Everything comes from the
 // table (/api/v1/session/log, /history, /stats, /games/<id>/quickref), so it survives restarts.
 // Under the tabs: the phone links of a game with secrets, /join (QR for more phones and
 // tablets), /settings (the owner's downloads, the Pico's firmware) and the firmware line.
-import { $, el, fill } from "./ui.js";
+import { $, el, fill, toast } from "./ui.js";
 import { getJSON } from "./net.js";
 import { cueSettings, setCue } from "./cues.js";
 import { showSeats } from "./seats.js";
 import { readingAloud, setReadAloud } from "./story.js";
+import { scorePanel } from "./scores.js";
+import { startReplay } from "./replay.js";
 
 let tab = "log";
 let session = null;
 let withPhones = new Set();      // the games whose players keep secrets on their own phones
 
-const TABS = { log: drawLog, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
+const TABS = { log: drawLog, score: drawScore, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
 
 export function setupSheet(games = []) {
   withPhones = new Set(games.filter((g) => g.phones).map((g) => g.id));
-  $("#btn-more").addEventListener("click", () => open(tab));
+  $("#btn-more").addEventListener("click", () => openSheet(tab));
   $("#sheet-seats").addEventListener("click", () => { close(); showSeats(); });
   seatsButton();
   $("#sheet-close").addEventListener("click", close);
-  document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => open(b.dataset.tab)));
+  document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => openSheet(b.dataset.tab)));
   document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !$("#sheet").hidden) close(); });
 }
 
@@ -30,7 +32,7 @@ export function sheetSeen(newest) {
   const changed = newest?.id !== session?.id || newest?.version !== session?.version;
   session = newest;
   seatsButton();
-  if (changed && !$("#sheet").hidden && tab === "log") draw();
+  if (changed && !$("#sheet").hidden && (tab === "log" || tab === "score")) draw();
 }
 
 /** The phone links, for a running game with secrets (every such game, whatever its tablet draws). */
@@ -38,7 +40,7 @@ function seatsButton() {
   $("#sheet-seats").hidden = !(session && !session.outcome && withPhones.has(session.game));
 }
 
-/** Open the panel on one of its tabs ("log", "history", "players", "rules", "cues"). */
+/** Open the panel on one of its tabs ("log", "score", "history", "players", "rules", "cues"). */
 export function openSheet(name) { open(name); }
 
 function open(name) {
@@ -81,6 +83,12 @@ async function drawLog(body) {
     log.total > log.entries.length ? el("p.sheet-hint", {}, `The newest ${log.entries.length} of ${log.total}.`) : null);
 }
 
+function drawScore(body) {
+  const panel = session && scorePanel(session, { final: !!session.outcome, id: "score-tab" });
+  fill(body, panel || el("p", {}, session ? "This game keeps no score." : "No game is running."),
+    panel ? el("p.sheet-hint", {}, "★ marks whoever is ahead; ? is what the table cannot know (a card face down).") : null);
+}
+
 async function drawHistory(body) {
   const { games } = await getJSON("/api/v1/history?limit=50");
   if (tab !== "history") return;
@@ -91,8 +99,11 @@ async function drawHistory(body) {
         el("th.num", {}, "Min"))),
       el("tbody", {}, finished.map((g) => el("tr", { dataset: { game: String(g.id) } },
         el("td", {}, day(g.started)), el("td", {}, g.name, el("br"), el("small", {}, g.players.join(", ")), el("br"),
-          el("a.row-export", { href: `/api/v1/history/${g.id}.bgsplay`, download: `potionpi-${g.game}-${g.id}.bgsplay`,
-            "aria-label": `Download ${g.name} game ${g.id} for BG Stats` }, "⤓ BG Stats")),
+          el("div.row-links", {},
+            el("button.row-export.row-replay", { type: "button", dataset: { replay: String(g.id) },
+              "aria-label": `Replay ${g.name} game ${g.id} step by step`, onclick: () => replayGame(g.id) }, "▶ Replay"),
+            el("a.row-export", { href: `/api/v1/history/${g.id}.bgsplay`, download: `potionpi-${g.game}-${g.id}.bgsplay`,
+              "aria-label": `Download ${g.name} game ${g.id} for BG Stats` }, "⤓ BG Stats"))),
         el("td", {}, g.winners.join(" and ")), el("td.num", {}, g.minutes === null ? "–" : String(g.minutes))))))
       : el("p", {}, "No finished game yet. Games end up here with their winners."),
     games.length > finished.length
@@ -104,17 +115,20 @@ async function drawHistory(body) {
         id: "export-bgstats" }, "Download all games (BG Stats)") : null));
 }
 
+/** Close the panel and replay a game on the board (replay.js); a refusal is said here. */
+async function replayGame(gameNo) {
+  try {
+    await startReplay(gameNo);
+    close();
+  } catch (err) {
+    toast(err.status ? sentence(err.message) : "The table did not answer. Try again in a moment.", "warn");
+  }
+}
+
 async function drawPlayers(body) {
-  const { players } = await getJSON("/api/v1/stats");
+  const [data, { drawStats }] = await Promise.all([getJSON("/api/v1/stats"), import("./stats.js")]);
   if (tab !== "players") return;
-  fill(body,
-    players.length ? el("table.stats-table", { id: "stats-table" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Game"), el("th.num", {}, "Plays"),
-        el("th.num", {}, "Wins"), el("th.num", {}, "Win rate"))),
-      el("tbody", {}, players.map((p) => el("tr", { dataset: { player: p.player } },
-        el("td", {}, p.player), el("td", {}, p.name), el("td.num", {}, String(p.plays)), el("td.num", {}, String(p.wins)),
-        el("td.num", {}, `${Math.round(p.win_rate * 100)} %`)))))
-      : el("p", {}, "Statistics appear after the first finished game."));
+  await drawStats(body, data, session?.players || []);
 }
 
 async function drawRules(body) {

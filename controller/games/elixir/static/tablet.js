@@ -25,7 +25,8 @@ export function render(root, session, ctx) {
     el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state)),
       tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
-    state.winner !== null && boardSeen !== session.id ? winnerBox(state, session, names) : null);
+    // a replay (ctx.replay) reaching the end shows it, even of a game whose board was seen
+    state.winner !== null && (ctx.replay || boardSeen !== session.id) ? winnerBox(state, session, names, ctx) : null);
   root.replaceChildren(tree);
 }
 
@@ -303,7 +304,7 @@ function wizardCard(state, p, info) {
 
 /** The end: the winner, then every wizard's place from the engine's ranking (the rules rank
  * only the winner: the others share second place) with what the table can see of them. */
-function winnerBox(state, session, names) {
+function winnerBox(state, session, names, ctx) {
   const ranking = session.outcome?.ranking || [];
   return el("div.ex-winner", { id: "ex-winner", role: "dialog", "aria-modal": "true", "aria-labelledby": "ex-winner-title" },
     el("div.ex-winner-box", {}, el("div.ex-winner-icon", { "aria-hidden": "true" }, "⚗"),
@@ -321,7 +322,8 @@ function winnerBox(state, session, names) {
       el("div.ex-winner-buttons", {},
         el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
         el("button.big-button.quiet", { type: "button", id: "ex-see-board",
-          onclick: () => { boardSeen = session.id; document.querySelector("#ex-winner")?.remove(); } }, "See the board"))));
+          onclick: () => { boardSeen = session.id; document.querySelector("#ex-winner")?.remove(); } }, "See the board")),
+      ctx.scores?.()));          // the shell's score panel, beside the ranking
 }
 
 const PLACE_WORDS = { jeweller: "◆ Jeweller", special_supplies: "■ Special supplies", herbalist: "● Herbalist",

@@ -59,7 +59,7 @@ function turnPanel(state, names, ctx, session) {
   const places = session.legal_actions.filter((a) => a.type === "place");   // Express: the face-up deck
   return el("div.mi-turn.panel", {},
     over ? el("p.mi-winner", { id: "mi-winner" }, `★ ${over.message}`) : null,
-    over ? standings(session, names)
+    over ? [standings(session, names), ctx.scores?.()]      // the shell's score panel beside the ranking
       : el("p.mi-whose", {}, el(`span.seat-chip.seat-${state.turn}`, {}, state.turn + 1), ` ${names[state.turn]}'s turn`),
     el("div.mi-deck", { id: "mi-deck" },
       el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), state.deck.count === 1 ? " card in the deck" : " cards in the deck"),

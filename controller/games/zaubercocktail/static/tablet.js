@@ -230,7 +230,8 @@ function playersBox(h) {
     view.players.map((p) => {
       const drop = legal.find((a) => a.type === "drop_out" && a.seat === p.seat);
       const stop = legal.find((a) => a.type === "false_trader" && a.seat === p.seat);
-      const enter = mayEnter(view, p.seat) && view.phase !== "over";
+      // a replayed step (ctx.replay) opens no entry or helper: they belong to the live game
+      const enter = mayEnter(view, p.seat) && view.phase !== "over" && !ctx.replay;
       const order = dropouts.indexOf(p.seat);
       const status = p.dropped_out === "ring" ? el("span.zc-status.ring", {}, "○ ring (1st out)")
         : p.dropped_out === "goblet" ? el("span.zc-status.goblet", {}, `▽ goblet (${order + 1}${order === 1 ? "nd" : "rd"} out)`)
@@ -250,7 +251,7 @@ function playersBox(h) {
         el("div.zc-player-tools", {},
           stop ? el("button.zc-tool.zc-stop", { type: "button", dataset: { action: "false_trader", seat: String(p.seat) },
             title: `${p.name} traded falsely: one field back`, onclick: () => ctx.perform(stop) }, "False trade −1") : null,
-          view.phase !== "over" ? el("button.zc-tool.zc-help", { type: "button", dataset: { action: "helper", seat: String(p.seat) },
+          view.phase !== "over" && !ctx.replay ? el("button.zc-tool.zc-help", { type: "button", dataset: { action: "helper", seat: String(p.seat) },
             title: `${p.name}'s private lay-down helper`, onclick: () => openHelper(session, p.seat, ctx, stone(p.seat, "big")) },
             "Helper") : null));
     }));
@@ -297,7 +298,7 @@ export function resultsBox(h, results, rnd) {
 
 /** The end: every player's overall place, from the engine's ranking (furthest stone first;
  *  the rulebook has no further tie-break, so stones level share a place). */
-function standingsBox({ session, stone }) {
+function standingsBox({ session, stone, ctx }) {
   const ranking = session.outcome?.ranking || [];
   const best = ranking[0]?.score ?? 0;
   const shared = (place) => ranking.filter((r) => r.place === place).length > 1;
@@ -310,7 +311,8 @@ function standingsBox({ session, stone }) {
       el("span.zc-standing-field", {}, `field ${r.score}`),
       el("span.zc-standing-gap", {}, r.score === best ? (shared(r.place) ? "shares the win" : "winner")
         : `${best - r.score} behind`)))),
-    el("p.zc-hint", {}, "Stones level on the path share a place: the rulebook has no further tie-break."));
+    el("p.zc-hint", {}, "Stones level on the path share a place: the rulebook has no further tie-break."),
+    ctx.scores?.());             // the shell's score sheet: every round, and the chart
 }
 
 /** After scoring (and at the end) the results replace the players' buttons. */

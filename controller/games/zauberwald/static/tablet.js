@@ -411,6 +411,7 @@ function stageOver(state, session, ctx, names) {
           el("td", {}, String(outcome.scores.ingredients_on_card[p.seat] ?? 0))))))),
       el("button.big-button.go", { type: "button",
         onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
+      ctx.scores?.(),             // the shell's score panel, beside the ranking
     ],
   };
 }
