@@ -26,7 +26,9 @@ export function render(root, session, ctx) {
           ? el("button.big-button.go", { type: "button", id: "mi-new-game",
               onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
           : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
-        ctx.undo)),
+        ctx.undo),
+      // the shell's score panel under the ranking and the rematch, so "New game" stays on the screen
+      state.outcome ? ctx.scores?.() : null),
     el("div.mi-last", { id: "mi-last" }, ctx.told)));      // the shell's "what just happened" line
 }
 
@@ -59,7 +61,7 @@ function turnPanel(state, names, ctx, session) {
   const places = session.legal_actions.filter((a) => a.type === "place");   // Express: the face-up deck
   return el("div.mi-turn.panel", {},
     over ? el("p.mi-winner", { id: "mi-winner" }, `★ ${over.message}`) : null,
-    over ? [standings(session, names), ctx.scores?.()]      // the shell's score panel beside the ranking
+    over ? standings(session, names)
       : el("p.mi-whose", {}, el(`span.seat-chip.seat-${state.turn}`, {}, state.turn + 1), ` ${names[state.turn]}'s turn`),
     el("div.mi-deck", { id: "mi-deck" },
       el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), state.deck.count === 1 ? " card in the deck" : " cards in the deck"),
