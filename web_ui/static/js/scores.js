@@ -54,9 +54,10 @@ function cell(line, seat) {
 // where an end screen has room for the whole final score beside its ranking (a landscape
 // tablet); on a phone or in portrait it is folded under one tap, so the ranking stays whole
 const ROOMY = "(orientation: landscape) and (min-width: 1000px)";
-// the tablet turned (or the window resized): an end screen's panel folds or opens to fit
+// the tablet turned to portrait (or the window narrowed): an end screen's open panel folds,
+// so the ranking stays whole (turned back it stays folded: one tap opens it)
 window.matchMedia(ROOMY).addEventListener("change", (e) => {
-  document.querySelectorAll("#game-view details.score-panel").forEach((d) => { d.open = e.matches; });
+  if (!e.matches) document.querySelectorAll("#game-view details.score-panel[open]").forEach((d) => { d.open = false; });
 });
 
 /** A box that scrolls sideways when a table is wider than the screen: reachable by keyboard. */
