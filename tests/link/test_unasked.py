@@ -2,6 +2,7 @@
 the master's turn homes first, a jam reaches the tablet as a fault with a sentence."""
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -86,6 +87,37 @@ def test_a_turn_cut_by_a_power_cut_is_carried_on_when_the_pico_is_back(sim, make
     assert sim.homings == 2 and sim.floor_ants(10) == 8.0
     time.sleep(0.2)
     assert floor.state == "idle" and sim.floor_ants(10) == 8.0
+
+
+def test_a_stop_as_the_pico_comes_back_is_never_overtaken_by_the_carried_on_turn(sim, make_floor):
+    """The power came back, and the host decided to carry the cut-short turn on; the
+    master's STOP (or done) lands just then, before the turn is sent: not one step more,
+    and where the floor stands is not taken from the rebooted Pico's count."""
+    floor = make_floor(home_on_connect=False, top_speed=300.0, acceleration=3000.0)
+    assert wait_for(lambda: connected(floor))
+    floor.rotate(8, "clockwise")
+    assert wait_for(lambda: sim.homings == 1 and 10 <= sim.physical.angle_steps() <= 60)
+    carry_on, carried = floor._move, threading.Event()
+
+    def stop_cuts_in(*generation):
+        floor.stop()                                      # between the decision and the send
+        try:
+            carry_on(*generation)
+        finally:
+            carried.set()
+
+    floor._move = stop_cuts_in
+    sim.unplug()                                          # power lost mid-turn
+    assert wait_for(lambda: floor.link.state == "reconnecting")
+    pulses, homings = sim.physical.pulses, sim.homings
+    sim.replug()
+    assert wait_for(carried.is_set)                       # the carry-on has had its chance
+    assert sim.physical.pulses == pulses and sim.homings == homings   # not one step unasked
+    status = floor.status()
+    assert status["state"] == "idle" and status["last_move"]["result"] == "stopped"
+    # the rebooted Pico counts from where it woke: the tablet asks for the whole turn by
+    # hand, from where the floor stood before it, never "N more ants" from that count
+    assert status["position_lost"] and not status["homed"]
 
 
 def test_home_on_connect_and_the_link_limits_come_from_the_config():

@@ -41,9 +41,7 @@ function seatsButton() {
 }
 
 /** Open the panel on one of its tabs ("log", "score", "history", "players", "rules", "cues"). */
-export function openSheet(name) { open(name); }
-
-function open(name) {
+export function openSheet(name) {
   tab = name in TABS ? name : "log";
   $("#sheet").hidden = false;
   document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === tab)));
