@@ -81,21 +81,29 @@ PROBLEMS_JS = """
     }
     return null;
   };
-  // is (x, y) inside what every clipping or scrolling box around e lets you see?
+  // is (x, y) inside what every clipping or scrolling box around e lets you see? (its
+  // inside, borders and scroll bar left out; a point on its bottom or right edge is the next
+  // box's: half a row scrolled out of a panel is cut by the panel, not covered)
   const inView = (e, x, y) => {
     for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
       const s = getComputedStyle(a);
       if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
-      const q = a.getBoundingClientRect();
-      if (x < q.left || x > q.right || y < q.top || y > q.bottom) return false;
+      const q = a.getBoundingClientRect(), left = q.left + a.clientLeft, top = q.top + a.clientTop;
+      if (x < left || x >= left + a.clientWidth || y < top || y >= top + a.clientHeight) return false;
     }
     return true;
   };
   // a notice fixed over the page until it is dismissed (the firmware's, a toast): it sits
-  // over the board by design, not over one card's words
+  // over the board by design, not over one card's words; and a toast's own words are on top
+  // of the page even where a tap goes through them (pointer-events: none, so the page's
+  // element is what a point finds there)
   const notice = (hit, e) => {
     for (let a = hit; a && a !== document.body; a = a.parentElement)
       if (getComputedStyle(a).position === 'fixed') return !a.contains(e);
+    for (let a = e; a && a !== document.body; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.position === 'fixed' && s.pointerEvents === 'none') return true;
+    }
     return false;
   };
   const textRect = (e) => {
