@@ -134,7 +134,7 @@ async function drawGame(session) {
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
-  storyLine.hidden = false;
+  storyLine.hidden = !!replayed;      // a replay says its step's words in its own bar (the line has the live game's)
   showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
