@@ -19,11 +19,10 @@ SCHEMA = json.loads((Path(__file__).parent.parent / "web" / "bgstats.schema.json
 
 
 def test_the_history_tab_downloads_bg_stats_files(live_table, page_on, output_dir):
-    from tests.e2e.test_size_matrix_browser import play
+    from tests.e2e.test_size_matrix_browser import over, wald_play
     table = live_table.table
     table.start("zauberwald", ["Julie", "Linus"], seed=9)
-    play(table, random.Random(1), lambda s: s["outcome"] is not None,
-         prefer=("turn", "floor_turned", "end_search", "basket", "return_ingredients", "choose_tile"))
+    wald_play(over)(table, random.Random(1))
     finished = table.session()
     status, running = live_table.call("POST", "/api/v1/session",
                                       {"game": "zaubercocktail", "players": ["Ann", "Ben", "Cy", "Di"], "seed": 5})

@@ -280,7 +280,10 @@ def test_the_four_player_cave_shows_where_the_mover_can_go_and_what_it_costs(ser
             assert space.locator(f".cost .icon-{card}").count() == 1
         button = page.locator(f'#moves button[data-to="{option["to"]}"]')
         if option["spend"]:
-            assert "gives up" in button.inner_text()
+            # the cards given up: in words in the button's name, as their pictures on it
+            assert "gives up" in button.get_attribute("aria-label")
+            for card in option["spend"]:
+                assert button.locator(f".spend-chip .icon-{card}").count() == 1
     shoot(page, output_dir, "movement_4p")
 
     # tapping a lit space moves there (the cheapest way when there is one)

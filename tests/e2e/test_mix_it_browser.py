@@ -56,6 +56,13 @@ def test_a_whole_game_on_the_tablet_and_two_phones(tablet, page_on, live_table, 
         assert mine["goal"]["id"] in html and all(c["id"] in html for c in mine["hand"])
         assert other["goal"]["id"] not in html and not any(f'"{c["id"]}"' in html for c in other["hand"])
     assert_touch_targets(tablet)
+    # a player's chip on the board is the letter the score gives him (the monsters are 1 and 2)
+    assert tablet.locator("#mi-players .mi-player .seat-chip").all_inner_texts() == ["A", "B"]
+    assert tablet.locator(".mi-whose .seat-chip").inner_text() == "A"
+    tablet.locator("#btn-score").tap()
+    tablet.wait_for_selector("#sheet .score-player .seat-chip")
+    assert sorted(tablet.locator("#sheet .score-player .seat-chip").all_inner_texts()) == ["A", "B"]
+    tablet.locator("#sheet-close").tap()
     tablet.screenshot(path=str(output_dir / "tablet-1024x768-start.png"))
     for seat, page in enumerate(phones):
         assert_touch_targets(page)

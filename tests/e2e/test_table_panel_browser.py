@@ -64,13 +64,12 @@ def test_a_tap_that_the_table_answers_never_blames_the_wifi(live_table, page_on)
 
 
 def test_the_log_history_players_and_rules_panel(live_table, page_on, output_dir):
-    from tests.e2e.test_size_matrix_browser import play
+    from tests.e2e.test_size_matrix_browser import over, wald_play
     import random
     table = live_table.table
     # one finished Zauberwald game for the history, then a running Zaubercocktail
     table.start("zauberwald", ["Julie", "Linus"], seed=9)
-    play(table, random.Random(1), lambda s: s["outcome"] is not None,
-         prefer=("turn", "floor_turned", "end_search", "basket", "return_ingredients", "choose_tile"))
+    wald_play(over)(table, random.Random(1))
     finished = table.session()
     start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
     act(live_table, {"type": "reveal"})
@@ -167,10 +166,9 @@ def test_zaubercocktail_scrolls_at_1024x768_even_after_zauberwald_was_played(liv
                     ["Annabelle", "Benjamin", "Charlotte", "Dominik", "Emilia", "Friedrich", "Gabriele"])
     # the results of round 2, with round 1 under "Earlier rounds": taller than the screen
     import random
-    from tests.e2e.test_size_matrix_browser import play
-    session = play(live_table.table, random.Random(2),
-                   lambda s: s["state"]["phase"] == "scored" and s["state"]["rounds_before"] >= 1,
-                   prefer=("reveal", "drop_out", "lay_down", "reveal_entries"), avoid=("undo", "false_trader"))
+    from tests.e2e.test_size_matrix_browser import cocktail_play
+    session = cocktail_play(lambda engine, state: state["phase"] == "scored" and len(state["history"]) >= 1)(
+        live_table.table, random.Random(2))
     drawn(page, session)
     view = page.evaluate("""() => { const v = document.querySelector('#game-view');
         return [getComputedStyle(v).overflowY, v.scrollHeight, v.clientHeight]; }""")
@@ -210,6 +208,28 @@ def test_games_cue_their_own_moments_a_drop_and_a_stop(live_table, page_on):
     drop = next(a for a in session["legal_actions"] if a["type"] == "drop")
     live_table.table.sensor(drop)                       # the drop sensor saw one
     page.wait_for_function("() => document.body.dataset.lastCue === 'drop'")
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (768, 1024), (390, 844)], ids=["tablet", "portrait", "phone"])
+def test_connecting_shows_whole_in_the_corner(live_table, browser, size):
+    """While the stream is not answered yet, "connecting…" and its dot sit whole in the top
+    left corner, clear of the prompt."""
+    start(live_table, "mirakel-mix", ["Ann", "Ben"])
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = context.new_page()
+        page.route("**/api/v1/stream*", lambda route: None)          # asked, never answered
+        page.goto(live_table.url)
+        page.wait_for_selector('#conn[data-state="connecting"]')
+        assert page.locator(".conn-text").inner_text() == "connecting…"
+        dot, text, prompt = (page.locator(q).bounding_box() for q in (".conn-dot", ".conn-text", "#prompt"))
+        assert dot["width"] == dot["height"] == 14 and dot["x"] >= 0 and dot["y"] >= 0, dot
+        assert text["x"] + text["width"] <= size[0], text
+        beside = prompt["y"] < text["y"] + text["height"]                 # on the same line, not wrapped under
+        assert not beside or text["x"] + text["width"] <= prompt["x"], (text, prompt)
+        assert page.evaluate("() => { const e = document.querySelector('.conn-text'); return e.scrollWidth <= e.clientWidth; }")
+    finally:
+        context.close()
 
 
 def test_a_tab_tapped_while_the_table_is_busy_for_this_tablet_draws_once_it_answers(live_table, page_on, output_dir):

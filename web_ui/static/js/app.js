@@ -12,7 +12,7 @@ import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, getPatiently, postJSON } from "./net.js";
-import { onOpenLog, showStory, storyLine } from "./story.js";
+import { onOpenLog, showStory, storyLine, tellOnLine } from "./story.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
 const boot = JSON.parse($("#boot").textContent);
@@ -146,7 +146,7 @@ async function drawGame(session) {
   document.body.dataset.gameId = session.game;
   $("#prompt").textContent = session.prompt || "";
   showUndo(session);
-  storyLine.hidden = false;
+  storyLine.hidden = !!replayed;      // a replay says its step's words in its own bar (the line has the live game's)
   showScore(session);
   mod.render(root, session, { perform, choose, send, toast, el, cue, names: session.players || [],
                               simulated: boot.simulated, seat: boot.seat ?? null, undo: undoButton,
@@ -483,7 +483,8 @@ function main() {
     link = follow("/api/v1/stream", {
       onSession: accept,
       onNotice: (notice) => {
-        noticeToast(notice); cue("warn");
+        // the table's own news on the story line (it covers nothing); the devices' over the board
+        noticeToast(notice, { place: notice.kind === "seat" ? tellOnLine : null }); cue("warn");
         if (notice.kind === "firmware") firmware.then((m) => m.checkFirmware());
         if (notice.kind === "pin") setUnlocked(false);       // a new PIN locked every tablet
         document.dispatchEvent(new CustomEvent("table-notice", { detail: notice }));   // e.g. Phone links

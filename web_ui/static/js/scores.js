@@ -54,6 +54,11 @@ function cell(line, seat) {
 // where an end screen has room for the whole final score beside its ranking (a landscape
 // tablet); on a phone or in portrait it is folded under one tap, so the ranking stays whole
 const ROOMY = "(orientation: landscape) and (min-width: 1000px)";
+// the tablet turned to portrait (or the window narrowed): an end screen's open panel folds,
+// so the ranking stays whole (turned back it stays folded: one tap opens it)
+window.matchMedia(ROOMY).addEventListener("change", (e) => {
+  if (!e.matches) document.querySelectorAll("#game-view details.score-panel[open]").forEach((d) => { d.open = false; });
+});
 
 /** A box that scrolls sideways when a table is wider than the screen: reachable by keyboard. */
 const sideways = (label, ...children) => el("div.score-scroll", { tabindex: "0", role: "region", "aria-label": label }, ...children);

@@ -45,7 +45,7 @@ async function act(action) {
 
 function generic(view, session) {
   view.replaceChildren(
-    el("h1.seat-name", {}, session.players[session.seat]),
+    el("h2.seat-name", {}, session.players[session.seat]),
     el("p", {}, "This game keeps nothing secret: watch the tablet."));
 }
 

@@ -45,6 +45,26 @@ export const storyLine = el("div.told", { id: "told", dataset: { empty: "yes" } 
 let shown = null;          // the session whose story is on the line
 let prompt = null;         // the prompt last read aloud
 
+/** The table's news that is not a move (a seat on a phone now): on the line in place of the
+ *  words for a while, so it covers no card nor button, as a toast over the board would.
+ *  False where the line is not on the page (the start screen): the caller shows a toast. */
+export function tellOnLine(node, ms = 7000) {
+  if (!storyLine.isConnected || storyLine.hidden) return false;
+  endNotice();
+  node.classList.add("told-notice");
+  words.hidden = true;
+  words.before(node);
+  noticeTimer = setTimeout(endNotice, ms);
+  return true;
+}
+
+let noticeTimer = 0;
+function endNotice() {
+  clearTimeout(noticeTimer);
+  storyLine.querySelector(".told-notice")?.remove();
+  words.hidden = false;
+}
+
 /** What tapping the words does (the shell opens the log). */
 export function onOpenLog(fn) { openLog = fn; }
 
@@ -103,6 +123,7 @@ export function showStory(session, before) {
   if (!before || before.id !== session.id) { hush(); prompt = session.prompt; }
   shown = session;
   if (!news) return;
+  endNotice();                                 // a move since: its words, not the notice
   speak(text);
   if (session.prompt && session.prompt !== prompt) speak(session.prompt);
   prompt = session.prompt;

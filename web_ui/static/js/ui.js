@@ -87,7 +87,9 @@ const NOTICE_WORDS = {
 const NOTICE_LOOK = { stuck: "warn", too_fast: "warn", beam_ok: "good", sensor: "warn", device: "error", floor: "warn" };
 const NOTICE_ICON = { stuck: "⟲", too_fast: "!", beam_ok: "✓", sensor: "!", device: "!", floor: "!" };
 
-export function noticeToast(notice = {}) {
+/** A device or table notice, big, for a while. ``place(node)``: where a page has a better
+ *  spot for it than over the board (the story line); false leaves it to the toasts. */
+export function noticeToast(notice = {}, { place = null } = {}) {
   const kind = notice.kind || "";
   const text = String(notice.message || notice.text || NOTICE_WORDS[kind] || "The cauldron says something.")
     .replace(/^./, (c) => c.toUpperCase());
@@ -97,6 +99,7 @@ export function noticeToast(notice = {}) {
   if (same) { clearTimeout(Number(same.dataset.timer)); same.dataset.timer = String(fadeLater(same, 7000)); return same; }
   const node = el(`div.toast.notice.${NOTICE_LOOK[kind] || "info"}`, { role: "status", dataset: { kind, text } },
     el("span.notice-icon", { "aria-hidden": "true" }, NOTICE_ICON[kind] || "i"), el("span.notice-text", {}, text));
+  if (place?.(node)) return node;
   box.append(node);
   while (box.children.length > 3) box.firstElementChild.remove();
   node.dataset.timer = String(fadeLater(node, 7000));

@@ -50,19 +50,35 @@ function axis(values) {
   return { centre, total: at };
 }
 
-/** Pixel positions and the space radius for a stage of `width` x `height` px. */
+/** Pixel positions and the space radius for a stage of `width` x `height` px (`fit`: the
+ *  radius the stage allows, before the fingertip minimum). */
 export function layout(positions, width, height) {
   const ids = Object.keys(positions);
   const xs = axis(ids.map((k) => positions[k][0]));
   const ys = axis(ids.map((k) => positions[k][1]));
   const ux = (width - 2 * MARGIN) / xs.total;
   const uy = (height - 2 * MARGIN) / ys.total;
-  const r = Math.max(MIN_R, Math.min(ux * 0.38, uy * 0.46, 48));
+  const fit = Math.min(ux * 0.38, uy * 0.46, 48);
+  const r = Math.max(MIN_R, fit);
   const at = {};
   for (const id of ids) {
     at[id] = [MARGIN + xs.centre[positions[id][0]] * ux, MARGIN + ys.centre[positions[id][1]] * uy];
   }
-  return { at, r, ux, uy };
+  return { at, r, ux, uy, fit };
+}
+
+/** The board turned a quarter clockwise: its first row becomes the right-hand column. */
+function quarterTurn(positions) {
+  const maxY = Math.max(...Object.values(positions).map(([, y]) => y));
+  return Object.fromEntries(Object.entries(positions).map(([id, [x, y]]) => [id, [maxY - y, x]]));
+}
+
+/** The board as printed, or turned a quarter where that gives bigger spaces (a phone held
+ *  upright: the whole cave fits its width, nothing to scroll sideways). */
+function bestLayout(positions, width, height) {
+  const plain = layout(positions, width, height);
+  const turned = layout(quarterTurn(positions), width, height);
+  return turned.fit > plain.fit * 1.15 ? turned : plain;
 }
 
 /** A player's token: the same colour and shape as their disks (seat 0-3), size `a` = half-width. */
@@ -103,13 +119,14 @@ function placeLabel(mx, my, nx, ny, w, h, dist, obstacles, taken, bounds, signs 
   return best;
 }
 
-/** Where a badge of `w` x 24 px goes on a space's rim: below, else right, left, above. */
-function badgeSpot(x, y, r, w, circles, taken) {
+/** Where a badge of `w` x 24 px goes on a space's rim: below, else right, left, above
+ *  (never off the map's `bounds`). */
+function badgeSpot(x, y, r, w, circles, taken, bounds) {
   const spots = [[x - w / 2, y + r - 12], [x + r - 8, y - 12], [x - r - w + 8, y - 12], [x - w / 2, y - r - 12]];
   let best = null;
   for (const [bx, by] of spots) {
     const box = { x: bx, y: by, w, h: 24 };
-    let bad = 0;
+    let bad = bx < bounds.x || by < bounds.y || bx + w > bounds.w || by + 24 > bounds.h ? 5 : 0;
     for (const c of circles) if ((c[0] !== x || c[1] !== y) && overlapsCircle(box, [c[0], c[1], c[2] - 4])) bad += 1;
     for (const t of taken) if (overlapsBox(box, t)) bad += 1;
     if (!best || bad < best.bad) best = { box, bad };
@@ -170,7 +187,7 @@ function drawMap() {
   drawnSize = `${stage.clientWidth}x${stage.clientHeight}`;
   const width = stage.clientWidth || 700;
   const height = stage.clientHeight || 380;
-  const { at, r, ux, uy } = layout(cave.positions, width, height);
+  const { at, r, ux, uy } = bestLayout(cave.positions, width, height);
   const ids = Object.keys(at);
 
   const who = new Map();   // space -> seat
@@ -204,8 +221,16 @@ function drawMap() {
     if (edge.obstacle) obstacleEdges.push([edge.obstacle, x1, y1, x2, y2, len]);
   }
 
-  // cost badges of reachable spaces sit on a rim clear of other spaces; labels keep off them
+  // cost badges of reachable spaces sit on a rim clear of other spaces and of the walls'
+  // lines; labels keep off them
   const spaces = ids.map((id) => [at[id][0], at[id][1], r]);
+  const wallLength = Math.min(r * 0.9, 30);
+  const wallBoxes = obstacleEdges.map(([, x1, y1, x2, y2, len]) => {
+    const nx = -(y2 - y1) / len; const ny = (x2 - x1) / len;
+    const mx = (x1 + x2) / 2; const my = (y1 + y2) / 2;
+    const w = Math.abs(nx) * 2 * wallLength + 12; const h = Math.abs(ny) * 2 * wallLength + 12;
+    return { x: mx - w / 2, y: my - h / 2, w, h };
+  });
   const taken = [];
   const badges = new Map();
   for (const id of ids) {
@@ -219,7 +244,7 @@ function drawMap() {
       extra = moveHere.length > 1;
     }
     const w = icons.length ? icons.length * 22 + 12 + (extra ? 20 : 0) : 54;
-    const box = badgeSpot(at[id][0], at[id][1], r, w, spaces, taken);
+    const box = badgeSpot(at[id][0], at[id][1], r, w, spaces, [...taken, ...wallBoxes], { x: 0, y: 0, w: width, h: height });
     taken.push(box);
     badges.set(id, { box, icons, extra });
   }
@@ -244,7 +269,7 @@ function drawMap() {
     }
     taken.push(spot.box);
     const { x, y } = spot.box;
-    const wall = Math.min(r * 0.9, 30);
+    const wall = wallLength;
     walls.push(svg("g", { class: `obstacle-badge ob-${card}`, "data-obstacle": card },
       svg("title", {}, `${pretty(card)}: crossing here costs a ${pretty(card)} card`),
       svg("line", { x1: mx - nx * wall, y1: my - ny * wall, x2: mx + nx * wall, y2: my + ny * wall, class: "wall" }),

@@ -11,7 +11,7 @@ let drawn = null;            // the session drawn last, to see a new drop fall
 /** The page's frame for this game, built once per root (ids are what view.js fills). */
 function skeleton(ctx) {
   const table = el("div.table-view", { id: "table-view" },
-    // focusable: on a phone the cave scrolls sideways, and a keyboard must reach it too
+    // focusable, so a keyboard reaches the map and its spaces
     el("section.cave.panel", { id: "cave", "aria-label": "The cave", tabindex: "0", hidden: true }),
     el("section.lab", { id: "lab", "aria-label": "The mixing flask lab" }),
     el("aside.side", { "aria-label": "This turn" },

@@ -233,23 +233,31 @@ function renderMoves(session, view, legal, perform, choose, names) {
         : choose(`How should ${m.mover_name} get to ${place(to)}?`,
           ways.map((w) => ({ label: moveWords(optionFor(view, w)), action: w }))));
       const spent = [...(first.spend || []), ...(first.double_speed ? ["double_speed"] : [])];
+      const steps = ways.length > 1 ? `${ways.length} ways`
+        : first.steps !== undefined ? `${first.steps} step${first.steps === 1 ? "" : "s"}` : "";
+      const cost = ways.length > 1 ? "" : spent.length ? `, gives up ${spent.map(pretty).join(" and ")}` : ", no card needed";
+      // where the side is narrow the cards show as their pictures alone: the words stay in
+      // the button's name and the picture's tooltip
       return el("button.big-button.move-option", { type: "button", onclick: go,
+        "aria-label": `${to === exit ? "to the exit" : `to ${to}`}: ${steps}${cost}`,
         dataset: { action: "move-to", to: String(to) } },
         el("span.move-to", {}, to === exit ? "EXIT" : `→ ${to}`),
         el("span.move-cost", {},
-          el("span.move-steps", {}, ways.length > 1 ? `${ways.length} ways`
-            : first.steps !== undefined ? `${first.steps} step${first.steps === 1 ? "" : "s"}` : ""),
+          el("span.move-steps", {}, steps),
           ways.length > 1 ? null : spent.length
             ? el("span.move-spend", {}, el("span.gives", {}, "gives up"), spent.map((k) =>
-              el(`span.spend-chip`, {}, potionIcon(k, 18), pretty(k))))
+              el(`span.spend-chip`, { title: pretty(k) }, potionIcon(k, 18), el("span.spend-word", {}, pretty(k)))))
             : el("span.move-free", {}, "no card needed")));
     })),
     legal.swaps.map((a) => {
       const other = seatOf(view, a.space);
       return el("button.big-button.swap-option", { type: "button", onclick: () => perform(a),
+        "aria-label": actionLabel({ ...a, with_name: other !== null ? names[other] : null }),
         dataset: { action: "place_swap", space: String(a.space) } },
         potionIcon("place_swap", 22),
-        actionLabel({ ...a, with_name: other !== null ? names[other] : null }));
+        el("span.swap-words", {}, other !== null ? `Swap with ${names[other]}` : "Swap places",
+          el("small.swap-space", {}, ` (space ${a.space})`),
+          a.spend?.length ? el("small", {}, `, gives up ${a.spend.map(pretty).join(" + ")}`) : null));
     }),
     legal.stay.map((a) => el("button.big-button.quiet.stay", { type: "button", onclick: () => perform(a),
       dataset: { action: "move" } }, m.steps_left ? "Stay here (let the steps go)" : "Done")));

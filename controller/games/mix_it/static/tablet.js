@@ -2,11 +2,15 @@
 // may not move it), whose turn, the deck, cookies per player, every "MONSTER!" to check
 // and confirm, and the phone links. Hands and goals live on the phones (phone.js).
 // Drawn by app.js as render(root, session, ctx); the guide is docs/mix-it-tablet.md.
-import { el } from "/static/js/ui.js";
+import { el, playerMarks } from "/static/js/ui.js";
 import { showSeats } from "/static/js/seats.js";
 import { cookies, goalCard, learn, partCard } from "./cards.js";
 
 const PARTS = ["eyes", "mouth", "feet"];
+
+/** A player's chip: the seat's colour and the same letter as the score's (the monsters are
+ *  the ones numbered 1 and 2). */
+const seatChip = (seat, names) => el(`span.seat-chip.seat-${seat}`, { "aria-hidden": "true" }, playerMarks(names)[seat]);
 
 export function render(root, session, ctx) {
   const state = session.state;
@@ -20,13 +24,15 @@ export function render(root, session, ctx) {
     el("aside.mi-side", {},
       claimsPanel(state, session, ctx),
       turnPanel(state, names, ctx, session),
-      state.outcome ? null : playersPanel(state),      // at the end the standings say it
+      state.outcome ? null : playersPanel(state, names),      // at the end the standings say it
       el("div.mi-buttons", {},
         state.outcome               // the game is over: no more secrets to look at, a rematch instead
           ? el("button.big-button.go", { type: "button", id: "mi-new-game",
               onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
           : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),
-        ctx.undo)),
+        ctx.undo),
+      // the shell's score panel under the ranking and the rematch, so "New game" stays on the screen
+      state.outcome ? ctx.scores?.() : null),
     el("div.mi-last", { id: "mi-last" }, ctx.told)));      // the shell's "what just happened" line
 }
 
@@ -59,8 +65,8 @@ function turnPanel(state, names, ctx, session) {
   const places = session.legal_actions.filter((a) => a.type === "place");   // Express: the face-up deck
   return el("div.mi-turn.panel", {},
     over ? el("p.mi-winner", { id: "mi-winner" }, `★ ${over.message}`) : null,
-    over ? [standings(session, names), ctx.scores?.()]      // the shell's score panel beside the ranking
-      : el("p.mi-whose", {}, el(`span.seat-chip.seat-${state.turn}`, {}, state.turn + 1), ` ${names[state.turn]}'s turn`),
+    over ? standings(session, names)
+      : el("p.mi-whose", {}, seatChip(state.turn, names), ` ${names[state.turn]}'s turn`),
     el("div.mi-deck", { id: "mi-deck" },
       el("span.mi-pile", {}, el("b", {}, String(state.deck.count)), state.deck.count === 1 ? " card in the deck" : " cards in the deck"),
       state.variant === "classic" ? el("span.mi-pile", {}, el("b", {}, String(state.goal_pile)), " goal cards") : null),
@@ -81,7 +87,7 @@ function standings(session, names) {
   return el("ol.mi-standings", { id: "mi-standings", "aria-label": "final standings" }, ranking.map((r) => {
     const shared = ranking.filter((x) => x.place === r.place).length > 1;
     return el(`li.mi-standing${r.place === 1 ? ".won" : ""}`, { dataset: { seat: r.seat } },
-      el("b.mi-place", {}, `${r.place}${shared ? "=" : ""}`), el(`span.seat-chip.seat-${r.seat}`, {}, r.seat + 1),
+      el("b.mi-place", {}, `${r.place}${shared ? "=" : ""}`), seatChip(r.seat, names),
       el("span.mi-player-name", {}, names[r.seat]),
       el("span.mi-standing-score", {}, express ? (r.score ? "built the goal" : "—")
         : `${r.score} cookie${r.score === 1 ? "" : "s"}`));
@@ -94,20 +100,20 @@ function claimsPanel(state, session, ctx) {
   return el("div.mi-claims.panel", { id: "mi-claims", role: "alert" },
     el("h2.mi-shout", {}, "MONSTER!"),
     state.claims.map((c) => el("div.mi-claim", { dataset: { seat: c.seat } },
-      el("p", {}, el(`span.seat-chip.seat-${c.seat}`, {}, c.seat + 1), ` ${c.name}'s goal, on Monster ${c.monster + 1}`,
+      el("p", {}, seatChip(c.seat, session.players), ` ${c.name}'s goal, on Monster ${c.monster + 1}`,
         c.star ? el("b.mi-star-claim", {}, " ★ all stars") : null),
       goalCard(c.goal))),
     confirm ? el("button.big-button.go", { type: "button", id: "mi-confirm", onclick: () => ctx.perform(confirm) },
       "It is right: cookie!") : null);
 }
 
-function playersPanel(state) {
+function playersPanel(state, names) {
   return el("div.mi-players.panel", { id: "mi-players" },
     el("div.panel-title", {}, "Cookies"),
     state.players.map((p) => el("div.mi-player", { dataset: { seat: p.seat,
       turn: p.seat === state.turn && !state.outcome ? "yes" : "no",
       won: state.outcome?.winners.includes(p.seat) ? "yes" : "no" } },
-      el(`span.seat-chip.seat-${p.seat}`, {}, p.seat + 1),
+      seatChip(p.seat, names),
       el("span.mi-player-name", {}, p.name),
       cookies(p),
       p.changed_goal ? el("span.mi-note", { title: "has changed goal" }, "⇄") : null,

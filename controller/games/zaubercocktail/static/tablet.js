@@ -337,7 +337,8 @@ function historyBox(h) {
   const key = `${session.id}:${count}`;
   if (view.history.length === count) earlier = { key, rounds: view.history };
   const list = el("div.zc-history-list", {}, earlier.key === key ? roundLines(h, earlier.rounds) : []);
-  const box = el("details.zc-history.panel", { open: historyOpen },
+  // for any moment, not a step's control: it may lie below the fold (tests/e2e/layout_checks.py)
+  const box = el("details.zc-history.panel", { open: historyOpen, dataset: { anytime: "yes" } },
     el("summary", {}, `Earlier rounds (${count})`), list);
   const load = async () => {
     if (earlier.key === key) return;

@@ -1,5 +1,5 @@
-// The players' strip (tiles left, potions, three recipe cards with what is missing, "stop!")
-// and the basket results with every penalty explained.
+// The players' strip (tiles left, potions, three recipe cards with what is missing), the
+// "stop!" buttons and the basket results with every penalty explained.
 import { el, playerMarks } from "/static/js/ui.js";
 import { chip, chipRow, colourOrder, total } from "./chips.js";
 
@@ -24,8 +24,14 @@ function recipeCard(card, index, current) {
     for (let i = 0; i < need; i++) places.push(chip(c, { size: "small", hollow: i >= laid }));
   }
   const missing = total(card.missing);
-  return el(`div.zw-card${current ? ".current" : ""}`, { dataset: { card: String(index) } },
-    el("span.zw-card-label", {}, current ? `collecting · ${missing} missing` : `${missing} missing`),
+  // the card being collected says so; the others are their chips alone (dashed: missing),
+  // so three cards and the tiles fit under the board on a 1024×768 tablet
+  if (!current) {
+    return el("div.zw-card", { dataset: { card: String(index) }, title: `${ORDINAL[index]} card: ${missing} missing` },
+      el("span.zw-card-places", { role: "img", "aria-label": `${ORDINAL[index]} recipe card: ${missing} missing` }, places));
+  }
+  return el("div.zw-card.current", { dataset: { card: String(index) } },
+    el("span.zw-card-label", {}, `collecting · ${missing} missing`),
     el("span.zw-card-places", {}, places));
 }
 
@@ -49,7 +55,17 @@ function stopButton(p, onStop) {
     onclick: () => onStop(p.seat) }, `${p.name}: stop!`);
 }
 
-export function playersStrip(state, names, { onStop }) {
+/** The "stop!" calls open now, beside the board: a player shouts and the tablet's keeper taps
+ *  the name (in the side column, so the strip below never holds a control the step needs). */
+export function stopPanel(state, names, { onStop }) {
+  const callers = state.phase === "over" ? [] : state.players.filter((p) => p.may_stop);
+  if (!callers.length) return null;
+  return el("section.zw-stops.panel", { id: "zw-stops", "aria-label": "“stop!”" },
+    el("div.panel-title", {}, "Calls “stop!”"),
+    callers.map((p) => stopButton(p, onStop)));
+}
+
+export function playersStrip(state, names) {
   const playing = state.phase !== "over";
   // whose cards are being entered (printed cards), so the right player looks up
   const entering = state.phase === "cards" ? state.players.find((p) => p.cards.some((c) => !c))?.seat : null;
@@ -62,11 +78,10 @@ export function playersStrip(state, names, { onStop }) {
       el("div.zw-player-head", {},
         seatToken(p.seat, names),
         el("span.zw-player-name", {}, p.name),
-        master ? el("span.zw-badge", {}, "master") : null,
+        master ? el("span.zw-badge", {}, "master") : null),
+      el("div.zw-player-tiles", {}, el("span.zw-small-label", {}, "tiles"), tileRow(p),
         el("span.zw-potions", { title: "magic potions cooked" }, `${p.potions} ${p.potions === 1 ? "potion" : "potions"}`)),
-      el("div.zw-player-tiles", {}, el("span.zw-small-label", {}, "tiles"), tileRow(p)),
-      el("div.zw-cards", {}, p.cards.map((card, i) => recipeCard(card, i, i === p.current_card))),
-      p.may_stop && playing ? stopButton(p, onStop) : null);
+      el("div.zw-cards", {}, p.cards.map((card, i) => recipeCard(card, i, i === p.current_card))));
   }));
 }
 

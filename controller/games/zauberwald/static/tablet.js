@@ -9,7 +9,7 @@ import {
   antsWords, cancelCountdown, countingDown, dirArrow, dirWords, floor, floorPanel, followFloor, seedFloor,
   hasMotor, moving, pollSoon, startCountdown, unmount as unmountFloor,
 } from "/devices/forest_floor/floor.js";
-import { playersStrip, resultsPanel, seatToken } from "./panels.js";
+import { playersStrip, resultsPanel, seatToken, stopPanel } from "./panels.js";
 
 const ORDINAL = ["first", "second", "third"];
 const DIRECTIONS = ["clockwise", "counter_clockwise"];
@@ -53,11 +53,12 @@ function draw() {
     el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
     el("aside.zw-side", {},
       ctx.undo,
+      stopPanel(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }),
       floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
                    mayHome: !["turning"].includes(state.phase) }),
       ctx.told,           // the shell's "what just happened" line: in the column that never scrolls it away
       resultsPanel(state, names)),
-    playersStrip(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }));
+    playersStrip(state, names));
   // the STOP on screen stays the same button across redraws, so a finger on it is never lost
   const oldStop = document.querySelector("#zw-stop");
   const newStop = tree.querySelector("#zw-stop");
@@ -288,7 +289,7 @@ function stageSearch(state, session, ctx, names) {
         onclick: () => ctx.perform({ type: "end_search", seat: m, count: n }),
       }, el("span", {}, "End your search!"), el("small", {}, `${plural(n, "ingredient")} in ${names[m]}'s basket`)))),
       stoppers.length ? el("p.zw-hint", {}, `${stoppers.map((p) => p.name).join(" and ")} may call “stop!” `
-        + "(button under their cards) when the third potion is in the basket.") : null,
+        + "(buttons beside the board) when the third potion is in the basket.") : null,
     ],
   };
 }
