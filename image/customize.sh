@@ -94,6 +94,8 @@ print("  firmware", firmware_version(), "->", ", ".join(sorted(p.name for p in o
 PY
 
 step "the initrd (once: the packages were installed with INITRD=No), then the boot partition"
+# of the modules build.sh's initrd_modules.py listed in /etc/initramfs-tools/modules
+# (MODULES=list, conf.d/potionpi-modules): the boards' SD card, USB and QEMU's virtio disk
 # initramfs-tools' own post-update hook is raspi-firmware's: it copies the kernel, the initrd
 # and the device trees to /boot/firmware and writes config.txt and cmdline.txt from
 # /etc/default/raspi-firmware (the image's, copied in above)
