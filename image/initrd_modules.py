@@ -43,7 +43,9 @@ BEGIN_NODE, END_NODE, PROP, NOP, END = 1, 2, 3, 4, 9
 
 def modaliases(dtb: bytes) -> list[str]:
     """The `of:N<name>T<type>C<compatible>...` modalias of every node with a compatible,
-    as the kernel makes it (drivers/of/device.c) from a flattened device tree."""
+    as the kernel makes it (drivers/of/device.c) from a flattened device tree. (Each
+    driver's aliases come in pairs, `...Cfoo` and `...CfooC*`, for a last compatible and
+    one followed by others.)"""
     magic, _size, off_struct, off_strings = struct.unpack_from(">4I", dtb)
     if magic != FDT_MAGIC:
         raise ValueError("not a flattened device tree")
@@ -71,7 +73,7 @@ def modaliases(dtb: bytes) -> list[str]:
             compatible = node.get("compatible")
             if isinstance(compatible, bytes):
                 kind = node.get("device_type")
-                kind = kind.rstrip(b"\0").decode() if isinstance(kind, bytes) else "<NULL>"
+                kind = kind.rstrip(b"\0").decode() if isinstance(kind, bytes) else ""
                 names = [c.decode() for c in compatible.split(b"\0") if c]
                 found.append(f"of:N{node['name']}T{kind}" + "".join(f"C{c}" for c in names))
         elif token == NOP:
