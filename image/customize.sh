@@ -107,7 +107,11 @@ cp "$OPT/pico-firmware/"* /boot/firmware/pico-firmware/
 
 step "no machine secret in the image: each card makes its own at first boot"
 rm -f /etc/ssh/ssh_host_*
-echo uninitialized >/etc/machine-id            # systemd makes it, and knows it is the first boot
+# empty, as machine-id(5) asks of an image (and as mmdebstrap leaves it anyway): systemd
+# makes each card's id at its first boot and commits it. Not "uninitialized": that boot
+# would count as a first boot and systemd would apply its presets to every unit,
+# enabling SSH and systemd-networkd again, which this image keeps off.
+: >/etc/machine-id
 rm -f /var/lib/dbus/machine-id
 rm -f /var/lib/systemd/random-seed /var/lib/NetworkManager/secret_key
 rm -rf /var/lib/potionpi-setup
