@@ -75,6 +75,13 @@ systemctl disable ssh.service ssh.socket
 # network-online.target (and the table) for two minutes waiting for links it never manages
 systemctl disable systemd-networkd.service systemd-networkd.socket systemd-networkd-wait-online.service
 systemctl mask systemd-networkd-wait-online.service
+# avahi on IPv4 alone: the table listens on IPv4 (web.host 0.0.0.0), so an AAAA record only
+# sends a tablet to an address where nothing answers, and an IPv6 address that changes
+# after boot (SLAAC) can have avahi take its own records for another host's and rename the
+# table zauberwald-2.local (avahi issue #117; make image-test saw it)
+sed -i -e 's/^#\?use-ipv6=.*/use-ipv6=no/' -e 's/^#\?publish-aaaa-on-ipv4=.*/publish-aaaa-on-ipv4=no/' \
+    /etc/avahi/avahi-daemon.conf
+[ "$(grep -c -x -e 'use-ipv6=no' -e 'publish-aaaa-on-ipv4=no' /etc/avahi/avahi-daemon.conf)" = 2 ]
 # systemd's own first-boot wizard asks on the console (locale, root password): no terminal here
 systemctl mask systemd-firstboot.service
 rm -f /etc/ssh/sshd_not_to_be_run
