@@ -1,8 +1,8 @@
 # potionpi — `make` builds the venv, `make run` starts the table this machine has
 # (simulated where there is no GPIO, said loudly), `make sim` always simulated,
 # `make test` runs everything, `make test-quick` the quick lane while you work, `make bench`
-# measures (`make bench-proof`: the proof suite), `make lint` type-checks the host and the
-# firmware.
+# measures (`make bench-quick`: the targets' benches alone; `make bench-proof`: the proof
+# suite), `make lint` type-checks the host and the firmware.
 # On a Pi: `make`, then `sudo .venv/bin/potionpi install` runs it as a service.
 PYTHON ?= python3
 # e.g. VENV_FLAGS=--system-site-packages to use Debian's python3-lgpio (docs/install.md)
@@ -25,7 +25,7 @@ PYTEST_ARGS ?= -n auto --dist loadgroup
 # for developers with a same-named folder elsewhere, so it is filtered by its message.
 PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip
 
-.PHONY: all run sim test test-quick bench bench-proof lint clean image image-test
+.PHONY: all run sim test test-quick bench bench-quick bench-proof lint clean image image-test
 .DEFAULT_GOAL := all
 
 $(BIN)/python:
@@ -75,6 +75,11 @@ test-quick: $(STAMP_TEST)
 # each beside its baseline from the same run (docs/performance.md says how to read it).
 bench: $(STAMP_TEST)
 	$(BIN)/python bench/run_all.py
+
+# Only the benches whose rows are issue 26's targets (start-up, memory, drop -> streams,
+# downloads, messages, the page), with the same table: for a busy machine or a Pi.
+bench-quick: $(STAMP_TEST)
+	$(BIN)/python bench/run_all.py --quick
 
 # The proof suite at full scale (issue 15: kill -9 cycles, races, fuzzing; ~15 minutes)
 bench-proof: $(STAMP_TEST)

@@ -10,7 +10,12 @@ Served by ``web_ui/server.py`` itself (loaded from its file, so none of potionpi
 modules is imported): the same waitress settings, connection guards and thread pool, which
 grows by one thread per open stream, as potionpi's does.
 
-    python bench/bare_app.py PORT [BYTES]
+``--gpio=mock``: the same app that also reads one button with gpiozero, on its mock pins
+as ``potionpi run --sim`` does (``--gpio=real``: on GPIO 17 through the pin factory this
+machine has, lgpio on a Pi): any GPIO web daemon's share, so the bench can say how much
+of potionpi's start and memory beyond the bare app is gpiozero's and how much its own.
+
+    python bench/bare_app.py PORT [BYTES] [--gpio=mock|real]
 """
 from __future__ import annotations
 
@@ -95,6 +100,15 @@ def drop():
 
 
 if __name__ == "__main__":
+    gpio = next((arg for arg in sys.argv if arg.startswith("--gpio=")), None)
+    if gpio is not None:
+        sys.argv.remove(gpio)
+        from gpiozero import Button
+        if gpio == "--gpio=mock":
+            from gpiozero.pins.mock import MockFactory
+            button = Button(17, pin_factory=MockFactory())
+        else:
+            button = Button(17)
     if len(sys.argv) > 2:
         state["bytes"] = int(sys.argv[2])
     new_version()

@@ -8,10 +8,11 @@ the Players tab and a replayed game cost. Figures only, no thresholds.
 - replay: a whole game of each kind played by the quick players into a store, then the
   first page (25 steps), the last page (replayed from the set-up) and the score over the game.
 
-Run: .venv/bin/python bench/bench_stats.py  (make bench runs every bench/bench_*.py)
+Run: .venv/bin/python bench/bench_stats.py [--runs 5]  (make bench runs every bench/bench_*.py)
 """
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -33,9 +34,9 @@ from controller.table import Table  # noqa: E402
 RUNS = 5
 
 
-def median_ms(call, runs: int = RUNS) -> float:
+def median_ms(call, runs: int | None = None) -> float:
     times = []
-    for _ in range(runs):
+    for _ in range(runs or RUNS):
         t = time.perf_counter()
         call()
         times.append((time.perf_counter() - t) * 1000)
@@ -98,6 +99,10 @@ def bench_replay() -> None:
 
 
 def main() -> None:
+    global RUNS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"each figure the median of this many (default {RUNS})")
+    RUNS = parser.parse_args().runs
     for n in (1_000, 10_000):
         bench_stats(n)
     bench_replay()

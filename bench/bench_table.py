@@ -9,7 +9,11 @@ busy moment of the shared machine hits both. Medians, with the range over the ro
 
 * start-up: from ``exec`` until ``GET /healthz`` (bare: ``GET /``) answers, on a database
   that already exists and at the same address (as on a Pi after its first evening); idle
-  RSS and PSS 2 s later; the CPU time the start took (all threads), beside its wall time;
+  RSS and PSS half a second later (both are flat from the first 200 on); the CPU time the
+  start took (all threads), beside its wall time. Each round starts potionpi, the bare
+  app and the bare app reading one button with gpiozero (``bare_app.py --gpio``: how much
+  of the difference is gpiozero's), the one that goes first rotating; the rows give the
+  load average over the rounds;
 * idle CPU: the server's CPU time (all threads, /proc schedstat) over ``--idle`` seconds
   with no stream and with 16 open streams;
 * drop -> 16 streams: from sending the drop (potionpi: ``POST /api/v1/sim/cauldron/drop``,
@@ -18,7 +22,7 @@ busy moment of the shared machine hits both. Medians, with the range over the ro
   the disk, where one fsync per action (``synchronous=FULL``, kept) is part of it: the
   disk's own fsync time is measured beside it on the same folder.
 
-    python bench/bench_table.py [--runs 3] [--drops 100] [--idle 5] [--root CHECKOUT]
+    python bench/bench_table.py [--runs 5] [--drops 50] [--rounds 4] [--idle 5] [--root CHECKOUT] [--real]
 """
 from __future__ import annotations
 
@@ -116,11 +120,11 @@ class Server:
 
 
 class Potionpi(Server):
-    def __init__(self, data_dir: Path, root: Path, port: int | None = None):
+    def __init__(self, data_dir: Path, root: Path, port: int | None = None, sim: bool = True):
         port = port or free_port()
         env = dict(os.environ, POTIONPI_PIN=PIN, PYTHONPATH=str(root))
-        super().__init__("potionpi", [sys.executable, "-m", "controller.cli", "run", "--sim", "--host",
-                                      "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
+        super().__init__("potionpi", [sys.executable, "-m", "controller.cli", "run", *(["--sim"] if sim else []),
+                                      "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
                          port, "/healthz", "/api/v1/stream", "/api/v1/sim/cauldron/drop", {"X-Table-Pin": PIN},
                          env, cwd=root)
 
@@ -129,10 +133,11 @@ class Potionpi(Server):
 
 
 class Bare(Server):
-    def __init__(self, message_bytes: int):
+    def __init__(self, message_bytes: int, gpio: str | None = None):
         port = free_port()
-        super().__init__("bare", [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port),
-                                  str(message_bytes)], port, "/", "/stream", "/drop", {})
+        super().__init__("bare+gpiozero" if gpio else "bare",
+                         [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(port), str(message_bytes),
+                          *([f"--gpio={gpio}"] if gpio else [])], port, "/", "/stream", "/drop", {})
 
 
 def memory_kib(pid: int) -> tuple[int, int]:
@@ -302,10 +307,14 @@ def session_bytes(root: Path, data_dir: Path, port: int) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="start-ups of each (default 3)")
-    parser.add_argument("--drops", type=int, default=100, help="drops per latency run (default 100)")
-    parser.add_argument("--rounds", type=int, default=2, help="latency runs of each on tmpfs (default 2)")
+    parser.add_argument("--runs", type=int, default=5, help="start-ups of each (default 5)")
+    parser.add_argument("--drops", type=int, default=50, help="drops per latency run (default 50)")
+    parser.add_argument("--rounds", type=int, default=4, help="latency runs of each on tmpfs, alternating (default 4)")
     parser.add_argument("--idle", type=float, default=5.0, help="idle CPU window in seconds (default 5)")
+    parser.add_argument("--real", action="store_true",
+                        help="on a Pi (its service stopped): the start-ups and memory of `potionpi run` on the "
+                             "table's own pins and config, beside the bare app reading a real pin; the drops "
+                             "stay simulated")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="potionpi checkout to measure (e.g. an older one, for before/after)")
     args = parser.parse_args()
@@ -320,22 +329,29 @@ def main() -> None:
         size = session_bytes(root, disk, port)
         print(f"potionpi ({root}) beside bench/bare_app.py with {size}-byte messages; both on core 0, "
               f"clients on core 1; load {load_average()}")
-        starts: dict[str, list[float]] = {"potionpi": [], "bare": []}
-        start_cpu: dict[str, list[float]] = {"potionpi": [], "bare": []}
-        memory: dict[str, list[tuple[int, int]]] = {"potionpi": [], "bare": []}
-        for _ in range(args.runs):
-            for server in (Potionpi(disk, root, port), Bare(size)):
+        kinds = ("potionpi", "bare", "bare+gpiozero")
+        starts: dict[str, list[float]] = {kind: [] for kind in kinds}
+        start_cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
+        memory: dict[str, list[tuple[int, int]]] = {kind: [] for kind in kinds}
+        loads: dict[str, list[float]] = {"start": [], "drops": []}
+        for n in range(args.runs):
+            three = [Potionpi(disk, root, port, sim=not args.real), Bare(size),
+                     Bare(size, gpio="real" if args.real else "mock")]
+            for server in three[n % 3:] + three[:n % 3]:          # none always goes first
+                loads["start"].append(os.getloadavg()[0])
                 try:
                     starts[server.name].append(server.start())
                     start_cpu[server.name].append(cpu_seconds(server.pid))
-                    time.sleep(2.0)
+                    time.sleep(0.5)
                     memory[server.name].append(memory_kib(server.pid))
                 finally:
                     server.stop()
         cpu: dict[str, tuple[float, float]] = {}
         latency: dict[str, list[dict[str, float]]] = {"potionpi": [], "bare": [], "disk": []}
-        for _ in range(args.rounds):
-            for server in (Potionpi(tmpfs, root), Bare(size)):
+        for n in range(args.rounds):
+            pair = (Potionpi(tmpfs, root), Bare(size))
+            for server in pair if n % 2 == 0 else pair[::-1]:
+                loads["drops"].append(os.getloadavg()[0])
                 try:
                     server.start()
                     if server.name not in cpu:
@@ -353,21 +369,33 @@ def main() -> None:
         fsync = fsync_ms(disk)
 
     med = statistics.median
+    start_load = f"load {spread(loads['start'], '{:.1f}')} on {os.cpu_count()} cores"
     rounds = list(zip(starts["potionpi"], starts["bare"]))
     ratio = med(starts["potionpi"]) / med(starts["bare"])
     row("start-up: exec -> first 200", spread(starts["potionpi"], "{:.2f}") + " s",
         spread(starts["bare"], "{:.2f}") + " s", ratio, "<= 1.2x", ratio <= 1.2,
-        note="per-round ratios " + spread([p / b for p, b in rounds]) + "x")
+        note=f"{args.runs} rounds, per-round ratios " + spread([p / b for p, b in rounds]) + f"x; {start_load}")
     ours, base = start_cpu["potionpi"], start_cpu["bare"]
     row("start-up CPU time, exec -> first 200", spread([c * 1000 for c in ours], "{:.0f}") + " ms",
         spread([c * 1000 for c in base], "{:.0f}") + " ms", med(ours) / med(base),
-        note="the work itself: on a busy machine the wall time above is mostly waiting for a core")
+        note="the work itself: on a busy machine the wall time above is mostly waiting for a core; "
+             "per-round " + spread([p / b for p, b in zip(ours, base)]) + "x")
     rss = [m[0] / 1024 for m in memory["potionpi"]]
     base_rss = [m[0] / 1024 for m in memory["bare"]]
     ratio = med(rss) / med(base_rss)
     row("idle RSS", spread(rss, "{:.1f}") + " MiB", spread(base_rss, "{:.1f}") + " MiB", ratio, "<= 1.15x",
         ratio <= 1.15, note=f"PSS {med(m[1] for m in memory['potionpi']) / 1024:.1f} vs "
-                            f"{med(m[1] for m in memory['bare']) / 1024:.1f} MiB")
+                            f"{med(m[1] for m in memory['bare']) / 1024:.1f} MiB; {start_load}")
+    gpio_rss = [m[0] / 1024 for m in memory["bare+gpiozero"]]
+    gpio_cpu = start_cpu["bare+gpiozero"]
+    row("idle RSS beside the bare app with gpiozero", spread(rss, "{:.1f}") + " MiB",
+        spread(gpio_rss, "{:.1f}") + " MiB", med(rss) / med(gpio_rss),
+        note=f"the bare app reading one button with gpiozero: gpiozero's own share "
+             f"{med(gpio_rss) - med(base_rss):.1f} MiB of the {med(rss) - med(base_rss):.1f} MiB above the bare app")
+    row("start-up CPU time beside the bare app with gpiozero", spread([c * 1000 for c in ours], "{:.0f}") + " ms",
+        spread([c * 1000 for c in gpio_cpu], "{:.0f}") + " ms", med(ours) / med(gpio_cpu),
+        note=f"gpiozero's own share {(med(gpio_cpu) - med(base)) * 1000:.0f} ms of the "
+             f"{(med(ours) - med(base)) * 1000:.0f} ms above the bare app")
     for k, label in ((0, "no stream"), (1, f"{STREAMS} streams")):
         ours, base = cpu["potionpi"][k], cpu["bare"][k]
         row(f"idle CPU, {label}", f"{ours:.1f} ms/min", f"{base:.1f} ms/min", ours / base if base else None,
@@ -378,7 +406,8 @@ def main() -> None:
         ratio = med(ours) / med(base)
         row(f"drop -> {STREAMS} streams {key}, DB on tmpfs", spread(ours) + " ms", spread(base) + " ms", ratio,
             target, ratio <= limit,
-            note=f"per-round {spread([o / b for o, b in zip(ours, base)])}x" if len(ours) > 1 else "")
+            note=(f"per-round {spread([o / b for o, b in zip(ours, base)])}x; " if len(ours) > 1 else "")
+            + f"load {spread(loads['drops'], '{:.1f}')}")
     row(f"drop -> {STREAMS} streams, first-to-last spread", spread([r["spread"] for r in latency["potionpi"]]) + " ms",
         spread([r["spread"] for r in latency["bare"]]) + " ms",
         med(r["spread"] for r in latency["potionpi"]) / max(1e-9, med(r["spread"] for r in latency["bare"])))

@@ -1,7 +1,8 @@
 """`make bench`: every bench/bench_*.py in turn (not the proof suite: `make bench-proof`),
 then one table of the targets they measured, each beside its fair baseline from the same run.
+`make bench-quick` (``--quick``): only the benches whose rows are issue 26's targets.
 
-    python bench/run_all.py [--only NAME ...]
+    python bench/run_all.py [--quick] [--only NAME ...]
 
 Each bench prints its own figures as it goes; the rows it reports (bench/report.py) end
 up in the final table. A bench that fails is named in the table; the others still run.
@@ -23,12 +24,20 @@ from bench.report import ROWS_FILE, compiled, load_average, row  # noqa: E402
 
 #: long proof runs (minutes each): `make bench-proof`
 APART = {"bench_proof.py"}
+#: the benches whose rows are issue 26's targets (start-up, memory, drop -> streams, the
+#: downloads, the messages, the page): `make bench-quick`, for a busy machine or a Pi
+TARGETS = {"bench_table.py", "bench_downloads.py", "bench_messages.py", "bench_page.py"}
 #: the whole of `make bench` should take less than this here (issue 26)
 BUDGET_S = 300.0
 #: `make bench` runs the longest benches a little smaller than their defaults (which a
 #: bench run by hand keeps): figures as steady, in less of a shared machine's time
 SMALLER = {"bench_elixir.py": ["8"],                 # random games (20): still ~8,000 actions
-           "bench_page.py": ["--runs", "2"]}         # throttled loads per game (3)
+           "bench_page.py": ["--runs", "2"],         # throttled loads per game (3)
+           # each phase 8 s (15): still ~100-250 taps in the quiet and the limited phase, and the flood
+           # without the limit as plainly slower (its taps wait 0.25-1.7 s each)
+           "bench_flood.py": ["--seconds", "8"],
+           "bench_stats.py": ["--runs", "3"],        # each figure a median of 3 (5)
+           "bench_coach.py": ["--tables", "60"]}     # random tables per phase (150): p95 of ~55
 
 
 def cell(value: object) -> str:
@@ -48,8 +57,11 @@ def table(rows: list[dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=None, help="run only these benches (e.g. bench_table)")
+    parser.add_argument("--quick", action="store_true", help="only the benches of the targets' rows")
     args = parser.parse_args()
     benches = sorted(p for p in HERE.glob("bench_*.py") if p.name not in APART)
+    if args.quick:
+        benches = [p for p in benches if p.name in TARGETS]
     if args.only:
         benches = [p for p in benches if p.stem in args.only or p.name in args.only]
     load_before = load_average()
@@ -71,7 +83,7 @@ def main() -> int:
                 failed.append(bench.name)
         total = time.perf_counter() - t0
         os.environ[ROWS_FILE] = rows_path
-        row("make bench, every bench", f"{total:.0f} s", "", None, f"< {BUDGET_S:.0f} s", total < BUDGET_S,
+        row("make bench-quick, the targets' benches" if args.quick else "make bench, every bench", f"{total:.0f} s", "", None, f"< {BUDGET_S:.0f} s", total < BUDGET_S,
             note=f"load {load_before} before, {load_average()} after")
         if failed:
             row("benches that failed", ", ".join(failed), met=False, target="none")

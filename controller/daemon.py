@@ -133,11 +133,12 @@ class Daemon:
         """The HTTPS listener on ``port`` (0: none), once `potionpi tls` made the table's
         certificate; it is made again first when the Pi's names or addresses changed. A
         port it cannot have is said, and the table goes on over plain HTTP."""
-        from .service import certs
+        from .service import tls_files
 
-        if not port or not certs.ready(self.data_dir):
+        if not port or not tls_files.ready(self.data_dir):
             return None
         from web_ui.tls import listen_https     # only with a certificate
+        from .service import certs
         try:
             why = certs.refresh(self.data_dir)
             if why:

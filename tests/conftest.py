@@ -3,15 +3,24 @@ examples and per-test timeouts scaled by environment variables."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from controller.store import Store
-from tests.sizes import TIMEOUT_SCALE, examples
+from tests.sizes import TIMEOUT, TIMEOUT_SCALE, examples
 
 # Property tests that name no count take hypothesis's 100, scaled like the others; no
-# deadline: a per-example time limit is a timing threshold, which a busy machine or a Pi breaks.
-settings.register_profile("potionpi", max_examples=examples(100), deadline=None)
+# deadline and no "too slow" health check: a per-example time limit and a limit on the time
+# spent making examples are timing thresholds, which a busy machine or a Pi breaks.
+settings.register_profile("potionpi", max_examples=examples(100), deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("potionpi")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """tests/sizes.py's ``TIMEOUT`` (the floor of ``timeout_for``) is pyproject's timeout."""
+    if float(config.getini("timeout") or 0) != TIMEOUT:
+        raise pytest.UsageError(f"pyproject.toml timeout = {config.getini('timeout')}: "
+                                f"set tests/sizes.py TIMEOUT to the same")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

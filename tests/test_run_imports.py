@@ -1,7 +1,9 @@
 """`potionpi run` imports only what runs (a Pi Zero 2 W's memory and start-up are mostly
 imports): an idle daemon has loaded no engine of a game nobody plays, no flashing or
-self-check tools, no export, no HTTPS without a certificate, no QR library once the
-console's QR code was drawn for its address; deciding the pin factory loads no mock pins."""
+self-check tools, no export, no BG Stats file, statistics, replay or update-from-file
+code before one is asked for, no HTTPS without a certificate, no QR library once the
+console's QR code was drawn for its address; deciding the pin factory loads no mock pins,
+and the web app itself loads no GPIO library (the devices bring gpiozero, not Flask's side)."""
 from __future__ import annotations
 
 import json
@@ -30,7 +32,10 @@ NOT_AT_IDLE = ["controller.service.check", "controller.service.bundle", "control
                "controller.games.zaubercocktail.engine", "controller.games.zaubercocktail.laydown",
                "controller.games.mirakel_mix.engine", "controller.games.zauberwald.engine",
                "controller.games.elixir.engine", "controller.games.mix_it.engine", "serial",
-               "segno", "web_ui.tls", "plistlib"]
+               "segno", "web_ui.tls", "plistlib",
+               # the downloads' and the settings page's own code, imported when first asked for
+               "controller.bgstats", "controller.stats", "controller.replays", "controller.service.release",
+               "tarfile", "controller.service.certs"]
 
 
 def modules_of(code: str) -> set[str]:
@@ -42,6 +47,32 @@ def test_an_idle_daemon_loads_no_tool_and_no_engine_of_a_game_not_played():
     loaded = modules_of(IDLE_DAEMON)
     assert "web_ui.stream" in loaded and "controller.devices.sim_cauldron" in loaded   # it did run
     assert not [m for m in NOT_AT_IDLE if m in loaded]
+
+
+WEB_APP = """
+import json, sys, tempfile
+from pathlib import Path
+from controller.store import Store
+from controller.table import Table
+from web_ui import create_app
+table = Table(Store(Path(tempfile.mkdtemp()) / "table.sqlite3"))
+client = create_app(table=table, pin="2468", secret_key="k").test_client()
+assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200
+print(json.dumps(sorted(sys.modules)))
+"""
+
+WHEN_ASKED = {"/api/v1/history.bgsplay": "controller.bgstats", "/api/v1/stats": "controller.stats",
+              "/api/v1/history/1/replay": "controller.replays", "/settings": "controller.service.release"}
+
+
+def test_the_web_app_loads_no_gpio_library_and_no_download_code_until_asked():
+    loaded = modules_of(WEB_APP)
+    assert "web_ui.records_api" in loaded and "web_ui.update_page" in loaded     # their routes are there
+    assert not [m for m in loaded if m.split(".")[0] in ("gpiozero", "colorzero", "lgpio")]
+    assert not [m for m in NOT_AT_IDLE if m in loaded]
+    for path, module in WHEN_ASKED.items():            # ... and each loads its code when asked
+        asked = modules_of(WEB_APP.replace('print(', f'client.get("{path}")\nprint(', 1))
+        assert module in asked, path
 
 
 def test_choosing_the_pin_factory_loads_no_mock_pins():

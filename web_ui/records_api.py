@@ -8,14 +8,16 @@ from typing import Callable, Iterator
 
 from flask import Blueprint, Response, jsonify, request
 
-from controller import bgstats, games, records
-from controller.stats import table_stats
+from controller import games, records
 from controller.games.base import load_data
 
 from . import ctx
 from .errors import ApiError
 
 bp = Blueprint("records", __name__)
+
+# The BG Stats file and the statistics (controller/bgstats.py, controller/stats.py) are
+# imported by their first download, not by every daemon at start (docs/performance.md).
 
 
 def _book() -> records.LogBook:
@@ -80,6 +82,7 @@ def _bgsplay(pieces: Iterator[str], name: str) -> Response:
 @bp.get("/api/v1/history.bgsplay")
 def history_bgstats() -> Response:
     """Every finished game as a BG Stats play file (controller/bgstats.py)."""
+    from controller import bgstats
     try:
         return _bgsplay(bgstats.play_file(_every_game(statuses=bgstats.FINISHED)), bgstats.filename())
     except bgstats.ExportError as exc:
@@ -89,6 +92,7 @@ def history_bgstats() -> Response:
 @bp.get("/api/v1/history/<int:game_no>.bgsplay")
 def game_bgstats(game_no: int) -> Response:
     """One finished game as a BG Stats play file; a running game is refused (409)."""
+    from controller import bgstats
     row = ctx().table.store.game(game_no)
     try:
         pieces = bgstats.one_game(row, game_no)
@@ -105,6 +109,8 @@ def stats() -> Response:
     """The players' statistics from the finished games, in one pass over the history
     (controller/stats.py): per player and game, per player, head-to-head, and each game's
     wins and scores over time."""
+    from controller import bgstats
+    from controller.stats import table_stats
     return jsonify(table_stats(_every_game(statuses=bgstats.FINISHED)()))
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
-from controller import records, replays
+from controller import records
 
 from . import ctx
 from .errors import ApiError
+
+# controller/replays.py is imported by the first replay asked for, not at start
 
 bp = Blueprint("replays", __name__)
 
@@ -25,6 +27,7 @@ def _number(key: str, default: int, low: int, high: int) -> int:
 @bp.get("/api/v1/history/<int:game_no>/replay")
 def replay(game_no: int) -> Response:
     """Steps ``from`` (default 0: the set-up) on, ``limit`` of them (default 25, at most 100)."""
+    from controller import replays
     start = _number("from", 0, 0, 10**9)
     limit = _number("limit", replays.PAGE, 1, replays.PAGE_MOST)
     book = ctx().extras.setdefault("log_book", records.LogBook())      # the game log's own book
@@ -37,6 +40,7 @@ def replay(game_no: int) -> Response:
 @bp.get("/api/v1/history/<int:game_no>/scores")
 def scores(game_no: int) -> Response:
     """Every score line of the game as it changed from the set-up to the end."""
+    from controller import replays
     book = ctx().extras.setdefault("score_book", replays.ScoreBook())
     try:
         return jsonify(book.over_the_game(ctx().table.store, game_no))

@@ -11,21 +11,27 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, render_template, request, session
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from controller import __version__
-from controller.service import release
 
 from . import auth, ctx
 from .owner import _locked_page, _owner_allowed, _service
 
+if TYPE_CHECKING:
+    from controller.service import release
+
+# controller/service/release.py (with tarfile: ~0.5 MiB) is imported when the settings
+# page or an upload needs it, not by every daemon at start (docs/performance.md)
 bp = Blueprint("update", __name__)
 
 
 def layout() -> release.Layout:
+    from controller.service import release
+
     service = _service()
     given = service.get("release_layout")           # tests: a scratch /opt
     if given is not None:
@@ -38,6 +44,7 @@ def update_view() -> dict[str, Any]:
     """What settings.html shows in its Software part (only the unlocked page uses it)."""
     if request.endpoint not in ("owner.settings", "owner.unlock", "update.upload"):
         return {}
+    from controller.service import release
     return {"update": release.view(layout()), "update_csrf": auth.csrf_token()}
 
 
@@ -57,6 +64,8 @@ def _page(message: str, status: int) -> tuple[str, int, dict[str, str]]:
 def upload() -> Any:
     if not _owner_allowed():
         return _locked_page("Enter the table PIN to update potionpi.")
+    from controller.service import release
+
     where = layout()
     if not where.supports():
         return _page("This table was not installed from the potionpi SD-card image, so it "

@@ -30,10 +30,10 @@ from typing import Any
 
 from ..secrets_store import write_private
 from . import discovery
+# the files' names, folder() and ready() are this module's to callers (cli, install); they
+# live apart so that the daemon's start asks ready() without importing this module
+from .tls_files import CA_CERT, CA_KEY, CERT, HOLDS, KEY, TLS_DIR, folder, ready  # noqa: F401
 
-TLS_DIR = "tls"
-CA_KEY, CA_CERT = "ca.key", "ca.crt"
-KEY, CERT, HOLDS = "table.key", "table.crt", "table.json"
 CA_DAYS = 3650
 CERT_DAYS = 800
 RENEW_DAYS = 30
@@ -69,18 +69,8 @@ class Holds:
                    str(raw["ca_fingerprint"]), tuple(raw["ca_names"]))
 
 
-def folder(data_dir: Path) -> Path:
-    return Path(data_dir) / TLS_DIR
-
-
 def has_ca(data_dir: Path) -> bool:
     return (folder(data_dir) / CA_CERT).is_file()
-
-
-def ready(data_dir: Path) -> bool:
-    """A certificate and its key are there to serve HTTPS with."""
-    tls = folder(data_dir)
-    return all((tls / name).is_file() for name in (KEY, CERT, HOLDS))
 
 
 def holds(data_dir: Path) -> Holds | None:

@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from tests.e2e.layout_checks import axe_problems, problems
+from tests.e2e.test_scores_browser import open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +30,7 @@ def test_the_history_tab_downloads_bg_stats_files(live_table, page_on, output_di
     assert status == 201, running
 
     page = page_on(live_table.url, (390, 844))
-    page.locator("#btn-more").tap()
-    page.locator('.sheet-tab[data-tab="history"]').tap()
+    open_tab(page, "history")
     row = page.locator(f'#history-table tr[data-game="{finished["id"]}"]')
     row.wait_for()
     link = row.locator("a.row-export")

@@ -12,6 +12,7 @@ import random
 import pytest
 
 from tests.e2e.conftest import LiveTable
+from tests.sizes import timeout_for
 from tests.e2e.test_tablet_browser import assert_touch_targets, enter_pin, phase, tap_and_wait
 
 pytestmark = pytest.mark.browser
@@ -121,6 +122,7 @@ def order_of(view: dict) -> list[str]:
 
 
 # --- the whole game ------------------------------------------------------------------------
+@timeout_for(250 * 0.1)           # some 250 steps of about three browser round trips each
 def test_a_whole_two_player_game_to_its_winner_by_taps(served, page_on, output_dir):
     """Start screen (coach on), set-up, turns, moves: every step a tap; the banner names the winner."""
     live = served(seed=4)

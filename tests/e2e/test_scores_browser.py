@@ -42,10 +42,15 @@ def someone_ahead(session) -> bool:
 
 
 def open_tab(page, tab: str) -> None:
+    """The panel on ``tab``, once that tab is drawn (its answer is in, or why not is said)."""
     if page.locator("#sheet").is_hidden():
         page.locator("#btn-more").tap()
         page.wait_for_selector("#sheet:not([hidden])")
     page.locator(f'.sheet-tab[data-tab="{tab}"]').tap()
+    # generous: the panel asks the table one answer at a time, after the log it opened on
+    page.wait_for_selector(f'#sheet-body[data-tab="{tab}"][data-shown="{tab}"]', timeout=120_000)
+    refused = page.locator("#sheet-body .form-error")
+    assert not refused.count(), f"the {tab} tab says: {refused.inner_text()}"
 
 
 def scroll_sheet_to(page, selector: str) -> None:

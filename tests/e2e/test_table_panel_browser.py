@@ -210,3 +210,44 @@ def test_games_cue_their_own_moments_a_drop_and_a_stop(live_table, page_on):
     drop = next(a for a in session["legal_actions"] if a["type"] == "drop")
     live_table.table.sensor(drop)                       # the drop sensor saw one
     page.wait_for_function("() => document.body.dataset.lastCue === 'drop'")
+
+
+def test_a_tab_tapped_while_the_table_is_busy_for_this_tablet_draws_once_it_answers(live_table, page_on, output_dir):
+    """The table builds one answer from the whole history (the log, the history, the
+    statistics) per device at a time and says 429 to the next (web_ui/admission.py). History
+    tapped while the panel's log was still coming was refused, and the tab said "The table
+    did not answer" until tapped again (CI red under load). Here this tablet's turn is held
+    by the test, as a slow log would hold it, and let go once both tabs have been refused."""
+    from tests.e2e.test_scores_browser import history
+    history(live_table.table.store)                         # 16 finished games (and one left running)
+    start(live_table, "zaubercocktail", ["Ann", "Ben", "Cy", "Di"])
+    session = act(live_table, {"type": "reveal"})
+    page = page_on(live_table.url, (1024, 768))
+    drawn(page, session)
+    answers: list[tuple[str, int]] = []
+    page.on("response", lambda r: answers.append((r.url.split("/api/v1/")[-1], r.status))
+            if "/api/v1/" in r.url else None)
+    downloads = live_table.app.extensions["potionpi"].extras["downloads"]
+    downloads.begin("127.0.0.1", True)                     # this tablet's address: busy
+    try:
+        page.locator("#btn-more").tap()
+        page.wait_for_selector('#sheet-waiting[data-tab="log"]')
+        page.locator('.sheet-tab[data-tab="history"]').tap()
+        # the log is not asked for again once History is on show; the history is, while refused
+        page.wait_for_selector('#sheet-waiting[data-tab="history"]')
+        assert "busy" in page.locator("#sheet-waiting").inner_text()
+        assert page.locator("#sheet-body .form-error").count() == 0
+        page.screenshot(path=str(output_dir / "history-waiting.png"))
+        assert not problems(page)
+    finally:
+        downloads.end("127.0.0.1", True)
+    page.wait_for_selector('#sheet-body[data-shown="history"] #history-table tr[data-game="1"] .row-replay')
+    assert page.locator("#history-table tbody tr").count() == 16
+    assert page.locator("#sheet-body .form-error, #sheet-waiting").count() == 0
+    assert ("session/log", 200) not in answers and ("history?limit=50", 429) in answers
+    # the other tabs answer as soon as asked once the table is free
+    page.locator('.sheet-tab[data-tab="players"]').tap()
+    page.wait_for_selector('#sheet-body[data-shown="players"] #stats-overall tr[data-player="Ann"]')
+    page.locator('.sheet-tab[data-tab="log"]').tap()
+    page.wait_for_selector('#sheet-body[data-shown="log"] #log-list')
+    assert page.locator("#sheet-body .form-error").count() == 0

@@ -11,6 +11,7 @@ import pytest
 
 from controller.games.zaubercocktail import laydown
 from tests.e2e.test_tablet_browser import SMALL_TARGETS_JS, enter_pin
+from tests.sizes import timeout_for
 
 pytestmark = pytest.mark.browser
 
@@ -80,6 +81,7 @@ def enter_lay_down(page, live_table, seat: int, cards: dict, black: dict, shot=N
     page.wait_for_selector("#zc-modal", state="hidden")
 
 
+@timeout_for(10)                  # a whole round of five hands laid down and scored by taps
 def test_a_five_player_round_scored_by_taps(tablet, live_table, output_dir):
     page = tablet
     page.goto(live_table.url)

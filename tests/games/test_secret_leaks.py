@@ -21,7 +21,7 @@ from controller.games import Game, IllegalAction
 from controller.games.zaubercocktail.engine import Zaubercocktail
 from controller.table import build_seat_session, build_session
 from tests.leaks import assert_seat_keeps_its_secrets, assert_told_no_secret, public_session
-from tests.sizes import examples
+from tests.sizes import examples, timeout_for
 from web_ui.stream import session_message
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -73,6 +73,7 @@ def secrets_of(state: dict[str, Any], seat: int) -> list[Any]:
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 5))
 @pytest.mark.parametrize("variant", ["classic", "express"])      # 2 x 100 = 200 random games
+@timeout_for(examples(100) * 0.15)      # a classic game re-dealt at every step: 14 CPU s for 100
 def test_mix_it_public_stream_is_the_same_whatever_is_hidden(variant, seed, n):
     rng = random.Random(seed)
     state = GAME.setup(NAMES[:n], seed, {"variant": variant})

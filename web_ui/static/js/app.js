@@ -8,7 +8,7 @@
 import { $, el, toast, noticeToast } from "./ui.js";
 import { keepAwake } from "./awake.js";
 import { keepPage } from "./offline.js";
-import { ApiError, follow, getJSON, postJSON } from "./net.js";
+import { ApiError, follow, getJSON, getPatiently, postJSON } from "./net.js";
 import { onOpenLog, showStory, storyLine } from "./story.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
 
@@ -285,7 +285,9 @@ function showStart() {
 /** Names from earlier games: suggestions in every name field and a tap-to-add row. */
 async function rememberPlayers() {
   let names = [];
-  try { names = (await getJSON("/api/v1/players")).players; } catch (_) { return; }
+  // built from the whole history: asked again while the table is busy with another such
+  // answer for this tablet (the panel's), as long as the start form is shown
+  try { names = (await getPatiently("/api/v1/players", { wanted: () => !$("#start-view").hidden })).players; } catch (_) { return; }
   $("#known-players").replaceChildren(...names.map((n) => el("option", { value: n })));
   const row = $("#recent-players");
   row.hidden = !names.length;

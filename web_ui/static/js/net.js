@@ -34,8 +34,32 @@ export async function postJSON(url, payload = {}) {
 export async function getJSON(url) {
   const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
   const body = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, body);
+  if (!response.ok) {
+    const err = new ApiError(response.status, body);
+    err.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+    throw err;
+  }
   return body;
+}
+
+/**
+ * getJSON for an answer built from the whole history (the log, the history, the statistics):
+ * the table builds one such answer per device at a time and says 429 with Retry-After to the
+ * next (web_ui/admission.py), e.g. when the History tab is tapped while the log is still
+ * coming. That is asked again after the wait, as long as ``wanted()`` (the tab is still
+ * shown); ``waiting()`` is told before each wait. Anything else is thrown as getJSON does.
+ */
+export async function getPatiently(url, { wanted = () => true, waiting = () => {} } = {}) {
+  for (;;) {
+    try {
+      return await getJSON(url);
+    } catch (err) {
+      if (err.status !== 429 || !wanted()) throw err;
+      waiting(err);
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(Math.max(err.retryAfter, 1), 15)));
+      if (!wanted()) throw err;
+    }
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
 // Under the tabs: the phone links of a game with secrets, /join (QR for more phones and
 // tablets), /settings (the owner's downloads, the Pico's firmware) and the firmware line.
 import { $, el, fill, toast } from "./ui.js";
-import { getJSON } from "./net.js";
+import { getJSON, getPatiently } from "./net.js";
 import { cueSettings, setCue } from "./cues.js";
 import { showSeats } from "./seats.js";
 import { readingAloud, setReadAloud } from "./story.js";
@@ -14,6 +14,9 @@ import { startReplay } from "./replay.js";
 let tab = "log";
 let session = null;
 let withPhones = new Set();      // the games whose players keep secrets on their own phones
+let asked = Promise.resolve();  // the panel's answers built from the whole history, one after another (ask)
+const newest = new Map();       // url -> the number of its newest ask: older ones still queued are skipped
+const STALE = Symbol("not wanted any more");
 
 const TABS = { log: drawLog, score: drawScore, history: drawHistory, players: drawPlayers, rules: drawRules, cues: drawCues };
 
@@ -53,23 +56,54 @@ function close() {
   $("#btn-more").focus();
 }
 
+/** Draw the tab on show. The body keeps what it shows until the tab's answer is in:
+ *  data-tab is the tab asked for, data-shown the one drawn (or said why not). An answer or a
+ *  refusal that comes after another tab was tapped is dropped (the log was still coming when
+ *  History was tapped: its late error once replaced the history). */
 async function draw() {
   const body = $("#sheet-body");
-  body.dataset.tab = tab;
+  const name = tab;
+  body.dataset.tab = name;
   try {
-    await TABS[tab](body);
+    await TABS[name](body, name);
+    if (tab === name) body.dataset.shown = name;
   } catch (err) {
-    fill(body, el("p.form-error", {}, err.status === 404 ? sentence(err.message)
+    if (err === STALE || tab !== name) return;
+    fill(body, el("p.form-error", {}, err.status ? sentence(err.message)
       : "The table did not answer. Try again in a moment."));
+    body.dataset.shown = name;
   }
+}
+
+/** The answer to ``url`` for the tab ``name``, built by the table from the whole history.
+ *  The table builds one such answer per device at a time (web_ui/admission.py), so the
+ *  panel asks after its previous one is in and asks again when told it is busy (429); an
+ *  ask nobody waits for any more (another tab, the panel closed, a newer ask) is skipped
+ *  (rejected with STALE). */
+function ask(url, name) {
+  const mine = (newest.get(url) || 0) + 1;
+  newest.set(url, mine);
+  const wanted = () => tab === name && !$("#sheet").hidden && newest.get(url) === mine;
+  const waiting = () => {
+    const body = $("#sheet-body");
+    if (wanted() && body.dataset.shown !== name) {
+      fill(body, el("p.sheet-hint", { id: "sheet-waiting", dataset: { tab: name } }, "The table is busy with another answer for this tablet; asking again in a moment."));
+    }
+  };
+  const answer = asked.then(() => {
+    if (!wanted()) throw STALE;
+    return getPatiently(url, { wanted, waiting });
+  }).catch((err) => { throw wanted() ? err : STALE; });
+  asked = answer.catch(() => {});
+  return answer;
 }
 
 const sentence = (s) => String(s || "").replace(/^./, (c) => c.toUpperCase()) + ".";
 const clock = (t) => new Date(t * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 const day = (t) => new Date(t * 1000).toLocaleDateString([], { day: "numeric", month: "short" });
 
-async function drawLog(body) {
-  const log = await getJSON("/api/v1/session/log");
+async function drawLog(body, name) {
+  const log = await ask("/api/v1/session/log", name);
   if (tab !== "log") return;
   fill(body,
     el("p.sheet-hint", {}, "Newest first. Crossed out: taken back by an undo."),
@@ -87,8 +121,8 @@ function drawScore(body) {
     panel ? el("p.sheet-hint", {}, "★ marks whoever is ahead; ? is what the table cannot know (a card face down).") : null);
 }
 
-async function drawHistory(body) {
-  const { games } = await getJSON("/api/v1/history?limit=50");
+async function drawHistory(body, name) {
+  const { games } = await ask("/api/v1/history?limit=50", name);
   if (tab !== "history") return;
   const finished = games.filter((g) => g.winners.length);
   fill(body,
@@ -123,8 +157,8 @@ async function replayGame(gameNo) {
   }
 }
 
-async function drawPlayers(body) {
-  const [data, { drawStats }] = await Promise.all([getJSON("/api/v1/stats"), import("./stats.js")]);
+async function drawPlayers(body, name) {
+  const [data, { drawStats }] = await Promise.all([ask("/api/v1/stats", name), import("./stats.js")]);
   if (tab !== "players") return;
   await drawStats(body, data, session?.players || []);
 }
