@@ -84,8 +84,9 @@ mkdir -p "$CACHE/apt" "$CACHE/wheels"
 packages=$(grep -v -e '^#' -e '^$' "$HERE/packages.txt" | paste -sd, -)
 # mmdebstrap keeps the .debs (download/empty skipped) so they can be synced out to the cache;
 # the hooks' "$1" is mmdebstrap's (the root), not this script's
-# INITRD=No: the kernel's package makes no initrd (under qemu-user that takes half an hour,
-# and dpkg's trigger would make it again); customize.sh makes it once, at the end.
+# INITRD=No: the kernel's package makes no initrd (dpkg's trigger would make it again);
+# customize.sh makes it once, at the end, of the modules initrd_modules.py names (Debian's
+# MODULES=most is some 1,300 modules: tens of thousands of emulated processes here).
 # shellcheck disable=SC2016
 INITRD=No nice -n "$NICE" mmdebstrap --mode=root --variant=minbase --architectures=arm64 \
     --components=main,non-free-firmware --include="$packages" \
@@ -101,6 +102,7 @@ INITRD=No nice -n "$NICE" mmdebstrap --mode=root --variant=minbase --architectur
     --customize-hook='mkdir -p "$1"/root/.cache/potionpi-wheels' \
     --customize-hook="sync-in $CACHE/wheels /root/.cache/potionpi-wheels" \
     --customize-hook="copy-in $STAGE /tmp" \
+    --customize-hook="\"$PYTHON\" \"$HERE/initrd_modules.py\" \"\$1\"" \
     --customize-hook='chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 /bin/bash /tmp/potionpi-image/customize.sh' \
     --customize-hook="sync-out /root/.cache/potionpi-wheels $CACHE/wheels" \
     --customize-hook='rm -rf "$1"/root/.cache' \

@@ -75,6 +75,13 @@ systemctl disable ssh.service ssh.socket
 # network-online.target (and the table) for two minutes waiting for links it never manages
 systemctl disable systemd-networkd.service systemd-networkd.socket systemd-networkd-wait-online.service
 systemctl mask systemd-networkd-wait-online.service
+# avahi on IPv4 alone: the table listens on IPv4 (web.host 0.0.0.0), so an AAAA record only
+# sends a tablet to an address where nothing answers, and an IPv6 address that changes
+# after boot (SLAAC) can have avahi take its own records for another host's and rename the
+# table zauberwald-2.local (avahi issue #117; make image-test saw it)
+sed -i -e 's/^#\?use-ipv6=.*/use-ipv6=no/' -e 's/^#\?publish-aaaa-on-ipv4=.*/publish-aaaa-on-ipv4=no/' \
+    /etc/avahi/avahi-daemon.conf
+[ "$(grep -c -x -e 'use-ipv6=no' -e 'publish-aaaa-on-ipv4=no' /etc/avahi/avahi-daemon.conf)" = 2 ]
 # systemd's own first-boot wizard asks on the console (locale, root password): no terminal here
 systemctl mask systemd-firstboot.service
 rm -f /etc/ssh/sshd_not_to_be_run
@@ -94,6 +101,8 @@ print("  firmware", firmware_version(), "->", ", ".join(sorted(p.name for p in o
 PY
 
 step "the initrd (once: the packages were installed with INITRD=No), then the boot partition"
+# of the modules build.sh's initrd_modules.py listed in /etc/initramfs-tools/modules
+# (MODULES=list, conf.d/potionpi-modules): the boards' SD card, USB and QEMU's virtio disk
 # initramfs-tools' own post-update hook is raspi-firmware's: it copies the kernel, the initrd
 # and the device trees to /boot/firmware and writes config.txt and cmdline.txt from
 # /etc/default/raspi-firmware (the image's, copied in above)
@@ -105,7 +114,11 @@ cp "$OPT/pico-firmware/"* /boot/firmware/pico-firmware/
 
 step "no machine secret in the image: each card makes its own at first boot"
 rm -f /etc/ssh/ssh_host_*
-echo uninitialized >/etc/machine-id            # systemd makes it, and knows it is the first boot
+# empty, as machine-id(5) asks of an image (and as mmdebstrap leaves it anyway): systemd
+# makes each card's id at its first boot and commits it. Not "uninitialized": that boot
+# would count as a first boot and systemd would apply its presets to every unit,
+# enabling SSH and systemd-networkd again, which this image keeps off.
+: >/etc/machine-id
 rm -f /var/lib/dbus/machine-id
 rm -f /var/lib/systemd/random-seed /var/lib/NetworkManager/secret_key
 rm -rf /var/lib/potionpi-setup

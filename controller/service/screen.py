@@ -6,6 +6,11 @@ tablet opens (also as a QR code), the table PIN, the table's own Wi-Fi and its p
 and what the first boot made of the card's files. It redraws only when something on it
 changes (a new address, a new PIN), looking every few seconds; the login prompt stays on
 the second console (Alt+F2).
+
+It also keeps the banner of the other consoles' login prompts (the serial port, Alt+F2):
+the address a tablet can open, or that the table is waiting for the network (agetty's own
+``\\4`` would show the host name's 127.0.1.1 until then). The image's getty units read it
+(``--issue-file``) and are told to show it again when it changes (``/run/agetty.reload``).
 """
 from __future__ import annotations
 
@@ -22,6 +27,9 @@ from ..config import Config, ConfigError
 from . import discovery, firstboot, install
 
 CLEAR = "\033[H\033[2J\033[3J"
+#: the login prompts' banner (the image's getty drop-ins name it) and agetty's reload trigger
+CONSOLE_ISSUE = Path("/run/potionpi-screen/console.issue")
+AGETTY_RELOAD = Path("/run/agetty.reload")
 
 
 def read_state(root: Path = Path("/")) -> firstboot.State:
@@ -38,7 +46,7 @@ def screen_text(*, name: str, urls: list[str], pin: str | None, ready: bool,
     the text where it fits, else below it, else it is left out (the text always shows)."""
     lines = [f"potionpi {__version__}  -  the table {name!r}"
              + ("" if ready else "  (starting...)"), ""]
-    lan = [u for u in urls if "127.0.0.1" not in u]
+    lan = tablet_urls(urls)
     if lan:
         lines.append(f"  Open on the tablet:  {lan[0]}")
         lines += [f"                  or:  {u}" for u in lan[1:]]
@@ -60,6 +68,40 @@ def screen_text(*, name: str, urls: list[str], pin: str | None, ready: bool,
     lines.append("")
     code = qr.splitlines() if qr and lan else []
     return "\n".join(_layout(lines, code, size)) + "\n"
+
+
+def tablet_urls(urls: list[str]) -> list[str]:
+    """The table's addresses a tablet can open: none but the `.local` name means no network
+    yet (nothing answers that name then), and the Pi's own loopback helps no tablet."""
+    lan = [u for u in urls if "127.0.0.1" not in u]
+    return lan if any(re.match(r"http://\d", u) for u in lan) else []
+
+
+def console_issue(*, name: str, addresses: list[str], port: int) -> str:
+    """The login prompts' banner: the addresses a tablet can open, or that there is none yet."""
+    if not addresses:
+        return ("potionpi: waiting for the network; the address for the tablet shows here "
+                "as soon as the Pi has one\n\n")
+    urls = [discovery.http_url(a, port) for a in addresses] + [discovery.http_url(f"{name}.local", port)]
+    return f"potionpi: open {' or '.join(urls)} on the tablet (the table PIN: `potionpi pin`)\n\n"
+
+
+def keep_console_issue(text: str, issue: Path = CONSOLE_ISSUE, reload: Path = AGETTY_RELOAD) -> bool:
+    """Write the banner if it changed and have the waiting login prompts show it again."""
+    try:
+        if issue.read_text() == text:
+            return False
+    except OSError:
+        pass
+    try:
+        part = issue.with_name(issue.name + ".new")
+        part.write_text(text)
+        part.replace(issue)
+        if reload.exists():
+            os.utime(reload)          # agetty watches it (inotify): each waiting one redraws
+    except OSError:
+        return False                  # not the image (no such folder): the screen still shows
+    return True
 
 
 def _layout(text: list[str], code: list[str], size: tuple[int, int] | None) -> list[str]:
@@ -86,18 +128,22 @@ def _port_of(urls: list[str]) -> int:
     return 80
 
 
-def draw(*, root: Path = Path("/"), config_path: str | None = None,
+def _config(config_path: str | None) -> Config:
+    try:
+        return Config.load(config_path or (install.CONFIG_FILE if Path(install.CONFIG_FILE).exists()
+                                           else None))
+    except ConfigError:
+        return Config.defaults()
+
+
+def draw(*, root: Path = Path("/"), config_path: str | None = None, config: Config | None = None,
          size: tuple[int, int] | None = None) -> str:
     """The screen as it is now."""
-    try:
-        config = Config.load(config_path or (install.CONFIG_FILE if Path(install.CONFIG_FILE).exists()
-                                             else None))
-    except ConfigError:
-        config = Config.defaults()
+    config = config or _config(config_path)
     port = config["web"]["port"]
     data_dir = Path(config["store"]["data_dir"] or install.DATA_DIR)
     urls = discovery.table_urls("0.0.0.0", port)
-    lan = [u for u in urls if "127.0.0.1" not in u]
+    lan = tablet_urls(urls)
     state = read_state(root)
     return screen_text(name=socket.gethostname(), urls=urls,
                        pin=secrets_store.peek_pin(data_dir, config["table"]["pin"]),
@@ -118,11 +164,15 @@ def run(out: IO[str], *, interval: float = 5.0, once: bool = False,
         config_path: str | None = None, sleep: Callable[[float], None] = time.sleep) -> int:
     shown = ""
     while True:
-        text = draw(config_path=config_path, size=_size(out))
+        config = _config(config_path)
+        text = draw(config=config, size=_size(out))
         if text != shown:
             out.write(CLEAR + text)
             out.flush()
             shown = text
+        keep_console_issue(console_issue(name=socket.gethostname(),
+                                         addresses=discovery.interface_addresses(),
+                                         port=config["web"]["port"]))
         if once:
             return 0
         sleep(interval)

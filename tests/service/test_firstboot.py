@@ -5,6 +5,7 @@ System commands (nmcli, useradd, systemctl) go through a recorder here; the imag
 (`make image-test`) runs the real ones in the booted image."""
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -299,11 +300,38 @@ def test_the_pis_screen_shows_the_address_pin_and_the_tables_wifi():
     assert all(len(line) <= 80 for line in lines)     # a small console shows whole lines
     # no network yet, no PIN yet, a refused file
     state.errors = ["potionpi-setup.txt: [table] pin = '12' is not allowed; use 4 to 8 digits"]
-    text = screen.screen_text(name="potionpi", urls=["http://127.0.0.1:8080/"], pin=None,
+    text = screen.screen_text(name="potionpi", urls=["http://potionpi.local:8080/",
+                                                     "http://127.0.0.1:8080/"], pin=None,
                               ready=False, state=state, wifi=None, qr="QR\n")
     assert "(starting...)" in text and "No network yet" in text and "QR" not in text
     assert "(made when the table has started)" in text
     assert "potionpi-setup.txt was NOT applied" in text and "[table] pin = '12'" in text
+
+
+def test_the_login_prompts_banner_shows_the_tablets_address_or_waits_for_the_network(tmp_path):
+    """The serial port's and Alt+F2's login banner (the image's gettys read the file
+    potionpi-screen keeps): never the host name's 127.0.1.1 before the network is up."""
+    from controller.service import screen
+    waiting = screen.console_issue(name="zauberwald", addresses=[], port=8081)
+    assert "waiting for the network" in waiting and "127." not in waiting and "http" not in waiting
+    up = screen.console_issue(name="zauberwald", addresses=["192.168.1.20", "10.42.0.1"], port=8081)
+    assert up.startswith("potionpi: open http://192.168.1.20:8081/ or http://10.42.0.1:8081/ "
+                         "or http://zauberwald.local:8081/ on the tablet")
+
+    issue, reload = tmp_path / "console.issue", tmp_path / "agetty.reload"
+    reload.touch()
+    os.utime(reload, (1, 1))
+    assert screen.keep_console_issue(waiting, issue, reload)
+    assert issue.read_text() == waiting and reload.stat().st_mtime > 1     # the prompts redraw
+    os.utime(reload, (1, 1))
+    assert not screen.keep_console_issue(waiting, issue, reload)            # unchanged: no redraw
+    assert reload.stat().st_mtime == 1
+    assert screen.keep_console_issue(up, issue, reload) and issue.read_text() == up
+    assert not screen.keep_console_issue(up, tmp_path / "not-the-image" / "console.issue", reload)
+    drop_ins = sorted((REPO / "image/files/etc/systemd/system").glob("*getty@.service.d/*.conf"))
+    assert len(drop_ins) == 2
+    for drop_in in drop_ins:
+        assert f"--issue-file /etc/issue:{screen.CONSOLE_ISSUE} " in drop_in.read_text()
 
 
 @pytest.mark.parametrize("size, beside, shown", [((120, 33), True, True), ((80, 40), False, True),

@@ -64,3 +64,75 @@ def test_the_image_starts_the_one_unit_install_writes():
         if unit.suffix == ".service" and "[Install]" in unit.read_text():
             assert unit.name in customize, f"{unit.name} is never enabled"
     assert "potionpi-update.path" in customize
+
+
+def _device_tree(nodes: dict[str, dict[str, bytes]]) -> bytes:
+    """A flattened device tree (the format of the kernel's .dtb files): a root node with
+    the given child nodes and their properties."""
+    import struct
+    strings = b""
+    offsets: dict[str, int] = {}
+
+    def prop(name: str, value: bytes) -> bytes:
+        nonlocal strings
+        if name not in offsets:
+            offsets[name] = len(strings)
+            strings += name.encode() + b"\0"
+        return struct.pack(">3I", 3, len(value), offsets[name]) + value + b"\0" * (-len(value) % 4)
+
+    def node(name: str, props: dict[str, bytes], children: bytes = b"") -> bytes:
+        head = name.encode() + b"\0"
+        return (struct.pack(">I", 1) + head + b"\0" * (-len(head) % 4)
+                + b"".join(prop(k, v) for k, v in props.items()) + children + struct.pack(">I", 2))
+
+    body = node("", {"compatible": b"raspberrypi,4-model-b\0brcm,bcm2711\0"},
+                b"".join(node(n, p) for n, p in nodes.items())) + struct.pack(">I", 9)
+    header_size = 40
+    return (struct.pack(">10I", 0xD00DFEED, header_size + len(body) + len(strings), header_size,
+                        header_size + len(body), 0, 17, 16, 0, len(strings), len(body))
+            + body + strings)
+
+
+def test_the_initrd_names_the_drivers_on_the_way_to_the_boards_root(tmp_path):
+    """initrd_modules.py (make image): from the boards' device trees, the SD card's
+    controller and its regulator go in the initrd (MODULES=list), the GPU does not, and the
+    drivers below them (ext4, the SD card's, USB disks', QEMU's virtio disk) always do."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("initrd_modules", IMAGE / "initrd_modules.py")
+    initrd_modules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(initrd_modules)
+
+    version = "6.1.0-57-arm64"
+    trees = tmp_path / f"usr/lib/linux-image-{version}/broadcom"
+    trees.mkdir(parents=True)
+    (trees / "bcm2711-rpi-4-b.dtb").write_bytes(_device_tree({
+        "mmc@7e340000": {"compatible": b"brcm,bcm2711-emmc2\0", "status": b"okay\0"},
+        "sd_io_1v8_reg": {"compatible": b"regulator-gpio\0"},
+        "gpu": {"compatible": b"brcm,bcm2711-vc5\0"},
+        "chosen": {"bootargs": b"console=ttyS1\0"},
+    }))
+    modules = tmp_path / f"usr/lib/modules/{version}"
+    modules.mkdir(parents=True)
+    (modules / "modules.dep").write_text(
+        "kernel/drivers/mmc/host/sdhci-iproc.ko: kernel/drivers/mmc/host/sdhci-pltfm.ko\n"
+        "kernel/drivers/regulator/gpio-regulator.ko:\n"
+        "kernel/drivers/gpu/drm/vc4/vc4.ko:\n"
+        "kernel/drivers/mmc/host/sdhci-pltfm.ko:\n")
+    (modules / "modules.alias").write_text(
+        "alias of:N*T*Cbrcm,bcm2711-emmc2C* sdhci_iproc\n"
+        "alias of:N*T*Cbrcm,bcm2711-emmc2 sdhci_iproc\n"
+        "alias of:N*T*Cregulator-gpioC* gpio_regulator\n"
+        "alias of:N*T*Cregulator-gpio gpio_regulator\n"
+        "alias of:N*T*Cbrcm,bcm2711-vc5 vc4\n"
+        "alias of:N*T*Cbrcm,bcm2835-sdhost bcm2835\n")
+    (tmp_path / "etc/initramfs-tools").mkdir(parents=True)
+
+    assert initrd_modules.newest_kernel(tmp_path) == version
+    assert initrd_modules.main(tmp_path, version) == 0
+    named = [l for l in (tmp_path / "etc/initramfs-tools/modules").read_text().splitlines()
+             if l and not l.startswith("#")]
+    assert {"sdhci_iproc", "gpio_regulator"} <= set(named)
+    assert "vc4" not in named and "bcm2835" not in named        # the GPU; no such device
+    assert {"ext4", "virtio_blk", "usb_storage"} <= set(named)
+    conf = (IMAGE / "files/etc/initramfs-tools/conf.d/potionpi-modules").read_text()
+    assert "\nMODULES=list\n" in conf
