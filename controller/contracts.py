@@ -133,10 +133,10 @@ class FloorStatus(DeviceStatus):
     fault: str | None
     last_move: dict[str, Any] | None    # a MoveJSON, with its result
     steps: NotRequired[int | None]           # gpio, serial: the motor's step count
-    needs_home: NotRequired[bool]            # gpio: where home is was never (or no longer) seen
+    needs_home: bool               # where it stands is not trusted: home it before its next turn
     step_timing: NotRequired[str]            # gpio: "wave" or "thread"
     backend: NotRequired[str]                # serial
-    homed: NotRequired[bool]                 # serial: the Pico knows where home is
+    homed: NotRequired[bool]                 # serial: the same fact (not needs_home), the Pico's word
     fault_code: NotRequired[str | None]
     position_lost: NotRequired[bool]
     goal: NotRequired[float]

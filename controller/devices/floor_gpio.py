@@ -299,7 +299,6 @@ class GpioForestFloor(ForestFloor):
     def status(self) -> FloorStatus:
         out = super().status()
         out["steps"] = self._steps
-        out["needs_home"] = self.needs_home
         out["step_timing"] = self.step_timing
         return out
 

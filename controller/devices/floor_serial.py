@@ -355,6 +355,11 @@ class SerialForestFloor(ForestFloor):
             steps = self._goal          # at rest where the game (or the master's hand) put it
         return (steps / self.steps_per_ant) % self.ants_around
 
+    @property
+    def needs_home(self) -> bool:  # type: ignore[override]  # derived, never set
+        """Home first: the Pico's count is not (or not yet again) where the floor stands."""
+        return not (self._count_trusted() and self.phase is not Phase.RESYNC)
+
     def status(self) -> FloorStatus:
         status = super().status()
         hello = self.link.hello or {}
@@ -362,7 +367,7 @@ class SerialForestFloor(ForestFloor):
             "backend": "serial",
             "fault_code": self.fault_code,
             "position_lost": self._position_lost,
-            "homed": self._count_trusted() and self.phase is not Phase.RESYNC,
+            "homed": not status["needs_home"],   # the same fact, in the Pico's own word
             "steps": self._pico["position"] if self._pico else None,
             "goal": round((self._goal / self.steps_per_ant) % self.ants_around, 3),
             "phase": str(self.phase),

@@ -113,6 +113,9 @@ class SimulatedForestFloor(ForestFloor):
         with self._lock:
             if homing and result == "done":
                 self._position = float(round(self._position))   # the mark is exact
+                self.needs_home = False
+            elif fault or homing:
+                self.needs_home = True      # a stall, a jam or a homing cut short loses the count
             # tidy floating crumbs so a finished move reports a whole number of ants
             if result == "done" and math.isclose(self._position, round(self._position), abs_tol=1e-9):
                 self._position = float(round(self._position))

@@ -59,6 +59,9 @@ class ForestFloor(Device):
     """Base class. ``position`` is in ants (0 .. ants_around-1, may be fractional while moving)."""
 
     name = "forest_floor"
+    # True while where the floor stands is not trusted (never homed, or lost since): home
+    # it before its next turn. Every back-end reports it in its status, under this name.
+    needs_home: bool = False
 
     def __init__(self, ants_around: int, steps_per_ant: float):
         if ants_around < 1:
@@ -125,7 +128,7 @@ class ForestFloor(Device):
     def status(self) -> FloorStatus:
         return {"simulated": self.simulated, "state": self.state,
                 "position": round(self.position, 3), "ants_around": self.ants_around,
-                "fault": self.fault,
+                "fault": self.fault, "needs_home": self.needs_home,
                 "last_move": dict(self.last_move) if self.last_move else None}
 
     def handle_effect(self, effect: DeviceEffect) -> None:

@@ -21,7 +21,7 @@ def test_turns_the_ants_asked_for_and_wraps_round_the_rim():
     assert floor.wait_idle(10)
     assert floor.position == 14.0
     assert floor.status() == {"simulated": True, "state": "idle", "position": 14.0, "ants_around": 16,
-                              "fault": None,
+                              "fault": None, "needs_home": False,
                               "last_move": {"ants": 5, "direction": "counter_clockwise", "result": "done"}}
     floor.close()
 
@@ -113,6 +113,25 @@ def test_home_returns_to_the_mark_or_faults_on_request():
     floor.home()
     assert floor.wait_idle(10)
     assert floor.state == FAULT and floor.fault == HOME_NOT_FOUND
+    floor.close()
+
+
+@pytest.mark.parametrize("reason", ["stall", "jam"])
+def test_a_lost_count_asks_for_homing_until_a_homing_finds_the_mark(reason):
+    """``needs_home`` means on the simulation what it means on GPIO and serial: the tablet
+    offers "Home the floor" after a fault, even once a later turn has cleared it."""
+    floor = fast()
+    assert floor.status()["needs_home"] is False       # it starts standing on its mark
+    floor.fail_next(reason, after_ants=1.5)
+    floor.rotate(3, "clockwise")
+    assert floor.wait_idle(10) and floor.status()["needs_home"] is True
+    floor.rotate(1, "clockwise")
+    assert floor.wait_idle(10) and floor.state == IDLE and floor.status()["needs_home"] is True
+    floor.fail_next("home")
+    floor.home()
+    assert floor.wait_idle(10) and floor.state == FAULT and floor.status()["needs_home"] is True
+    floor.home()
+    assert floor.wait_idle(10) and floor.position == 0.0 and floor.status()["needs_home"] is False
     floor.close()
 
 

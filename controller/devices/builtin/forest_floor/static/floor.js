@@ -93,7 +93,7 @@ export function needsHome() {
   const s = floor.status;
   // homing needs a Pico that answers: with the link down or the wrong firmware it cannot help
   if (s?.link && s.link.state !== "connected") return false;
-  return !!s && !moving() && (s.needs_home === true || s.homed === false || s.state === "fault");
+  return !!s && !moving() && (s.needs_home === true || s.state === "fault");
 }
 
 /** Ants as a person says them: 3, 1½, about 2.3 */
