@@ -119,3 +119,18 @@ def test_the_daemon_builds_the_scale_on_mock_pins_and_shows_it(scale_folder, tmp
     assert out["lifted"] == {"simulated": True, "on_scale": False, "lifts": 1}
     assert out["told"] == {"kind": "sensor", "message": "The cauldron was lifted off the scale: "
                                                         "put it back before the next drop."}
+
+
+def test_potionpi_check_runs_the_scales_own_check_after_the_built_in_ones(scale_folder, tmp_path):
+    config = tmp_path / "potionpi.toml"
+    config.write_text("[scale]\nenabled = true\n")
+    result = potionpi(scale_folder, "check", "--sim", "--json", "--config", str(config))
+    assert result.returncode == 0, result.stdout + result.stderr
+    checks = json.loads(result.stdout)["checks"]
+    assert [c["name"] for c in checks][-1] == "scale"          # its plug-in's order: 30, last
+    assert checks[-1]["status"] == "pass" and "BCM 23" in checks[-1]["detail"]
+    assert {"encoder", "beam", "floor homing"} <= {c["name"] for c in checks if c["status"] == "pass"}
+    # a table without the scale switched on gets no line for it
+    config.write_text("")
+    result = potionpi(scale_folder, "check", "--sim", "--json", "--config", str(config))
+    assert result.returncode == 0 and "scale" not in [c["name"] for c in json.loads(result.stdout)["checks"]]

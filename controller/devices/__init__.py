@@ -9,8 +9,9 @@ by ``POTIONPI_DEVICES``) holding
   and the GPIO pins it claims (two keys on one pin are refused when the config loads);
 * ``__init__.py``: ``build(config, context) -> Device | None`` (None: not on this table),
   and optionally ``wire(device, table)`` (listeners beyond effects), ``blueprint()`` (a
-  Flask blueprint with its API routes, mounted by web_ui) and ``page_state()`` (what the
-  tablet page carries of it);
+  Flask blueprint with its API routes, mounted by web_ui), ``page_state()`` (what the
+  tablet page carries of it) and ``check(run)`` (its parts of `potionpi check`, added to
+  ``run``, a ``controller.service.check.TableCheck``, in the plug-ins' order);
 * ``static/``: its tablet module, served at ``/devices/<name>/`` for any game to import.
 
 The hub builds every plug-in's device by name (``DeviceHub.build``); a plug-in's package
@@ -33,6 +34,7 @@ from ..contracts import NoticeSink, Sink
 if TYPE_CHECKING:
     from flask import Blueprint
 
+    from ..service.check import TableCheck
     from ..table import Table
     from .base import Device
 
@@ -83,6 +85,12 @@ class DevicePlugin:
     def blueprint(self) -> Blueprint | None:
         make = getattr(self.module(), "blueprint", None)
         return make() if make is not None else None
+
+    def check(self, run: TableCheck) -> None:
+        """Its parts of `potionpi check`, on ``run``'s results (nothing if it has none)."""
+        check = getattr(self.module(), "check", None)
+        if check is not None:
+            check(run)
 
     def page_state(self) -> Any:
         """What the tablet page carries of this device (``ctx.devices[name]`` in a game's

@@ -14,6 +14,8 @@ from ...base import Device
 if TYPE_CHECKING:
     from flask import Blueprint
 
+    from controller.service.check import TableCheck
+
 
 def build(config: Config, context: BuildContext) -> Device | None:
     """The simulated cauldron (``sim``), the real one if ``[cauldron] enabled``, else None."""
@@ -33,3 +35,9 @@ def build(config: Config, context: BuildContext) -> Device | None:
 def blueprint() -> Blueprint:
     from .web import bp
     return bp
+
+
+def check(run: TableCheck) -> None:
+    """Its parts of `potionpi check` (``checks.py``; not ``check.py``, which would hide this function), on ``run``'s results."""
+    from .checks import CauldronCheck
+    CauldronCheck(run)()

@@ -14,6 +14,8 @@ from ...forest_floor import ForestFloor
 if TYPE_CHECKING:
     from flask import Blueprint
 
+    from controller.service.check import TableCheck
+
     from controller.table import Table
 
     from ...base import Device
@@ -71,3 +73,9 @@ def page_state() -> dict[str, Any]:
     draws the floor without asking."""
     from .web import floor_report
     return floor_report()
+
+
+def check(run: TableCheck) -> None:
+    """Its parts of `potionpi check` (``checks.py``; not ``check.py``, which would hide this function), on ``run``'s results."""
+    from .checks import FloorCheck
+    FloorCheck(run)()
