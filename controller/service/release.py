@@ -235,9 +235,10 @@ class Status:
             return None
         return max(0, round((time.monotonic() - self.started) / 60))
 
-    def settled(self) -> "Status":
+    def settled(self, running: str = "") -> "Status":
         """This status, or "failed" if it says busy but no install can still be running:
-        the Pi restarted since (a power cut), or it is past the unit's time limit."""
+        the Pi restarted since (a power cut), or it is past the unit's time limit.
+        ``running``: the version ``current`` points at (a power cut may follow the switch)."""
         if not self.busy:
             return self
         if self.boot:
@@ -251,7 +252,7 @@ class Status:
             why = "it ran past its time limit"
         return Status("failed", self.version, self.previous,
                       f"the install of potionpi {self.version} did not finish ({why}); potionpi "
-                      f"{self.previous} is still running; try again", self.at, self.boot,
+                      f"{running or self.previous} is running; try again", self.at, self.boot,
                       self.started)
 
 
@@ -265,7 +266,7 @@ def boot_id() -> str:
 
 def request(spool: Path, upload: Path, package: Package, installed: str) -> Status:
     """Leave a checked upload for the root service (the page's side)."""
-    status = Status.load(spool).settled()
+    status = Status.load(spool).settled(installed)
     if status.busy:
         raise BadUpdate(f"potionpi {status.version} is being installed; wait until it is done", 409)
     target = spool / package.wheel if package.kind == "wheel" else \
@@ -655,5 +656,5 @@ if __name__ == "__main__":
 def view(layout: Layout | None = None) -> dict[str, Any]:
     """For the settings page: can this table update from a file, and how the last went."""
     layout = layout or Layout()
-    status = Status.load(layout.spool).settled()
+    status = Status.load(layout.spool).settled(layout.installed())
     return {"supported": layout.supports(), "status": asdict(status), "busy": status.busy}
