@@ -47,7 +47,7 @@ import tomllib
 import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Protocol
+from typing import IO, Any, Callable, Mapping, Protocol
 
 OPT = Path("/opt/potionpi")
 SPOOL = "update"                       # under the data dir: the page leaves files here
@@ -59,6 +59,11 @@ MAX_MEMBERS = 400
 WHEEL_NAME = re.compile(r"^potionpi-(?P<version>\d+(?:\.\d+)*(?:[a-z0-9.+]*)?)-py3-none-any\.whl$")
 ANY_WHEEL = re.compile(r"^[A-Za-z0-9_.+-]+\.whl$")
 ARCHIVE = (".tar.gz", ".tgz", ".tar")
+# potionpi-update.service's TimeoutStartSec (a test keeps them equal): a Pi Zero 2 W's pip
+# install took over 9 minutes in the emulator. An install that is neither done nor stopped
+# after this and the margin (the stop hook's own time) is stale: the page offers a new one.
+INSTALL_TIMEOUT = 1800
+STALE_MARGIN = 600
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
@@ -201,6 +206,8 @@ class Status:
     previous: str = ""           # the one it replaced (or went back to)
     message: str = ""
     at: float = 0.0
+    boot: str = ""               # the boot it started in, and when (monotonic seconds):
+    started: float = 0.0         # a clock jump cannot make an install look stale or fresh
 
     @classmethod
     def load(cls, spool: Path) -> "Status":
@@ -222,10 +229,44 @@ class Status:
     def busy(self) -> bool:
         return self.state in ("waiting", "installing")
 
+    def minutes(self) -> int | None:
+        """How long this attempt has run, if it started in this boot."""
+        if not self.boot or self.boot != boot_id():
+            return None
+        return max(0, round((time.monotonic() - self.started) / 60))
+
+    def settled(self, running: str = "") -> "Status":
+        """This status, or "failed" if it says busy but no install can still be running:
+        the Pi restarted since (a power cut), or it is past the unit's time limit.
+        ``running``: the version ``current`` points at (a power cut may follow the switch)."""
+        if not self.busy:
+            return self
+        if self.boot:
+            if self.boot == boot_id() and \
+                    time.monotonic() - self.started <= INSTALL_TIMEOUT + STALE_MARGIN:
+                return self
+            why = "the Pi restarted" if self.boot != boot_id() else "it ran past its time limit"
+        elif time.time() - self.at <= INSTALL_TIMEOUT + STALE_MARGIN:   # an older updater's
+            return self
+        else:
+            why = "it ran past its time limit"
+        return Status("failed", self.version, self.previous,
+                      f"the install of potionpi {self.version} did not finish ({why}); potionpi "
+                      f"{running or self.previous} is running; try again", self.at, self.boot,
+                      self.started)
+
+
+def boot_id() -> str:
+    """The kernel's id for this boot (time.monotonic() counts from it)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
 
 def request(spool: Path, upload: Path, package: Package, installed: str) -> Status:
     """Leave a checked upload for the root service (the page's side)."""
-    status = Status.load(spool)
+    status = Status.load(spool).settled(installed)
     if status.busy:
         raise BadUpdate(f"potionpi {status.version} is being installed; wait until it is done", 409)
     target = spool / package.wheel if package.kind == "wheel" else \
@@ -233,7 +274,7 @@ def request(spool: Path, upload: Path, package: Package, installed: str) -> Stat
     os.replace(upload, target)
     status = Status("waiting", package.version, installed,
                     f"potionpi {package.version} is being installed; the table restarts in a "
-                    "minute or two", time.time())
+                    "minute or two", time.time(), boot_id(), time.monotonic())
     status.save(spool)
     tmp = spool / (REQUEST + ".new")
     tmp.write_text(json.dumps({"file": target.name, "version": package.version}) + "\n")
@@ -340,7 +381,8 @@ def install_file(layout: Layout, service: Service, file: Path, out: IO[str], *,
     runs what it ran before)."""
     spool = layout.spool
     installed = layout.installed()
-    status = Status("installing", "", installed, "checking the file", time.time())
+    status = Status("installing", "", installed, "checking the file", time.time(), boot_id(),
+                    time.monotonic())
 
     def say(state: str, message: str) -> None:
         status.state, status.message, status.at = state, message, time.time()
@@ -521,6 +563,47 @@ def systemd_service(config: Path = Path("/etc/potionpi.toml")) -> Systemd:
     return Systemd(port=port)
 
 
+STOPPED = {"timeout": "it took longer than the update service allows",
+           "oom-kill": "the Pi ran out of memory", "signal": "it was killed",
+           "core-dump": "the installer crashed", "exit-code": "the installer failed",
+           "watchdog": "it stopped answering"}
+
+
+def after_stop(out: IO[str], environ: Mapping[str, str] | None = None, *,
+               layout: Layout | None = None, service: Service | None = None) -> int:
+    """`release.py --after-stop`: potionpi-update.service's ExecStopPost. If systemd stopped
+    the install before it said how it ended (its time limit, the OOM killer, a kill), put
+    back what it had switched and say so on the settings page; never leave it "installing"."""
+    environ = os.environ if environ is None else environ
+    result = environ.get("SERVICE_RESULT", "")
+    layout = layout or Layout()
+    status = Status.load(layout.spool)
+    if result == "success" or not status.busy:
+        return 0                            # the updater wrote how it ended itself
+    service = service or systemd_service()
+    minutes = status.minutes()
+    old = layout.releases / status.previous if status.previous else None
+    if old is not None and old.is_dir() and layout.installed() != status.previous:
+        service.stop()                      # killed after the switch: switch back
+        _point(layout.current, old)
+        backup = layout.spool / f"before-{status.version}.sqlite3"
+        if backup.exists():
+            _copy_db(backup, layout.data_dir / "potionpi.sqlite3")
+            backup.unlink()
+    back = service.start()                  # also when killed between stop and switch
+    if status.version and status.version != layout.installed():
+        shutil.rmtree(layout.releases / status.version, ignore_errors=True)   # the half venv
+    when = "" if minutes is None else f" after {minutes} minute{'s' if minutes != 1 else ''}"
+    status.state, status.at = "failed", time.time()
+    status.message = (f"the install of potionpi {status.version or 'the update'} was stopped"
+                      f"{when} ({STOPPED.get(result, result or 'it was stopped')}); potionpi "
+                      f"{layout.installed()} is still running; try again" +
+                      ("" if back is None else f"; but it did not start: {back}"))
+    status.save(layout.spool, layout.owner)
+    out.write(f"potionpi update: {status.message}\n")
+    return 0
+
+
 def from_file(file: Path, out: IO[str], err: IO[str], *, dry_run: bool = False,
               layout: Layout | None = None) -> int:
     """`potionpi update --from-file FILE` at the Pi's console (as root). 0 installed,
@@ -558,9 +641,11 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--from-spool"]:
         return from_spool(sys.stdout)
+    if args == ["--after-stop"]:
+        return after_stop(sys.stdout)
     if len(args) == 2 and args[0] == "--from-file":
         return from_file(Path(args[1]), sys.stdout, sys.stderr)
-    sys.stderr.write("usage: release.py --from-spool | --from-file FILE\n")
+    sys.stderr.write("usage: release.py --from-spool | --after-stop | --from-file FILE\n")
     return 2
 
 
@@ -571,5 +656,5 @@ if __name__ == "__main__":
 def view(layout: Layout | None = None) -> dict[str, Any]:
     """For the settings page: can this table update from a file, and how the last went."""
     layout = layout or Layout()
-    status = Status.load(layout.spool)
+    status = Status.load(layout.spool).settled(layout.installed())
     return {"supported": layout.supports(), "status": asdict(status), "busy": status.busy}

@@ -143,6 +143,8 @@ class Runner:
             self.proc = None
 
     def start(self) -> str | None:
+        if self.proc is not None and self.proc.poll() is None:
+            return None                        # as `systemctl start` of an active unit
         self.proc = subprocess.Popen(
             [str(self.layout.current / "bin" / "potionpi"), "run", "--sim", "--host", "127.0.0.1",
              "--port", str(self.port), "--data-dir", str(self.layout.data_dir),
@@ -301,3 +303,86 @@ def test_the_page_request_is_taken_once_by_the_root_side(tmp_path):
         release.request(layout.spool, wheel(tmp_path), package, "0.1.0")
     assert release.take_request(layout) == layout.spool / upload.name
     assert release.take_request(layout) is None
+
+
+# --- an install systemd stopped (potionpi-update.service's ExecStopPost) -------------
+def left_installing(layout: Layout, minutes_ago: float, boot: str | None = None) -> None:
+    """The status the updater leaves when it is killed mid-install."""
+    release.Status("installing", "9.9.9", __version__, "installing potionpi 9.9.9 beside "
+                   f"{__version__}", time.time(), release.boot_id() if boot is None else boot,
+                   time.monotonic() - minutes_ago * 60).save(layout.spool)
+
+
+def test_an_install_stopped_after_the_switch_is_switched_back_and_says_so(table, tmp_path):
+    layout, runner, game = table
+    database = layout.data_dir / "potionpi.sqlite3"
+    source_release(layout.releases / "9.9.9", "9.9.9")
+    left_installing(layout, minutes_ago=30)
+    runner.stop()                              # what _install did before the time limit hit
+    release._copy_db(database, layout.spool / "before-9.9.9.sqlite3")
+    release._point(layout.current, layout.releases / "9.9.9")
+    release._point(layout.previous, layout.releases / __version__)
+    assert runner.start() is None and health(runner.port)["version"] == "9.9.9"
+    out = io.StringIO()
+    assert release.after_stop(out, {"SERVICE_RESULT": "timeout"}, layout=layout, service=runner) == 0
+    assert layout.installed() == __version__ and health(runner.port)["version"] == __version__
+    assert session(runner.port)["id"] == game["id"]
+    assert not (layout.releases / "9.9.9").exists()
+    assert not (layout.spool / "before-9.9.9.sqlite3").exists()
+    status = release.Status.load(layout.spool)
+    assert status.state == "failed" and not status.busy
+    assert status.message == ("the install of potionpi 9.9.9 was stopped after 30 minutes (it "
+                              "took longer than the update service allows); potionpi "
+                              f"{__version__} is still running; try again")
+    upload = wheel(tmp_path)                   # and the next update is taken
+    package, _ = release.inspect(upload, upload.name)
+    assert release.request(layout.spool, upload, package, __version__).state == "waiting"
+
+
+def test_an_install_killed_during_pip_keeps_the_table_running_and_is_marked_failed(table):
+    layout, runner, _ = table
+    pid = runner.proc.pid
+    (layout.releases / "9.9.9" / "lib").mkdir(parents=True)      # pip's half-made venv
+    left_installing(layout, minutes_ago=4)
+    assert release.after_stop(io.StringIO(), {"SERVICE_RESULT": "oom-kill"}, layout=layout,
+                              service=runner) == 0
+    assert runner.proc.pid == pid and layout.installed() == __version__   # never restarted
+    assert not (layout.releases / "9.9.9").exists()
+    status = release.Status.load(layout.spool)
+    assert status.state == "failed" and "stopped after 4 minutes (the Pi ran out of memory); " \
+        f"potionpi {__version__} is still running; try again" in status.message
+
+
+def test_after_stop_leaves_an_install_that_said_how_it_ended_alone(tmp_path):
+    layout = Layout(opt=tmp_path / "opt", data_dir=tmp_path / "data", owner=None)
+    release.Status("rolled-back", "9.9.9", "0.1.0", "potionpi 9.9.9 did not come up").save(layout.spool)
+    before = (layout.spool / release.STATUS).read_text()
+    for result in ("success", "exit-code"):       # exit 1: it rolled back and said so
+        assert release.after_stop(io.StringIO(), {"SERVICE_RESULT": result}, layout=layout,
+                                  service=None) == 0
+    assert (layout.spool / release.STATUS).read_text() == before
+
+
+@pytest.mark.parametrize("minutes_ago, boot, why", [
+    ((release.INSTALL_TIMEOUT + release.STALE_MARGIN) / 60 + 1, None, "it ran past its time limit"),
+    (1, "another-boot", "the Pi restarted"),
+])
+def test_an_install_no_one_can_still_be_running_is_shown_failed(tmp_path, minutes_ago, boot, why):
+    layout = Layout(opt=tmp_path / "opt", data_dir=tmp_path / "data", owner=None)
+    left_installing(layout, minutes_ago, boot)
+    shown = release.Status.load(layout.spool).settled("9.9.9")
+    assert shown.state == "failed" and not shown.busy
+    assert shown.message == (f"the install of potionpi 9.9.9 did not finish ({why}); potionpi "
+                             "9.9.9 is running; try again")        # cut off after the switch
+
+
+def test_an_install_still_within_its_time_is_busy(tmp_path):
+    layout = Layout(opt=tmp_path / "opt", data_dir=tmp_path / "data", owner=None)
+    left_installing(layout, minutes_ago=release.INSTALL_TIMEOUT / 60 - 1)
+    assert release.Status.load(layout.spool).settled().busy
+
+
+def test_the_update_unit_gives_pip_the_updaters_time_and_runs_the_stop_hook():
+    unit = (REPO / "image/files/etc/systemd/system/potionpi-update.service").read_text()
+    assert f"\nTimeoutStartSec={release.INSTALL_TIMEOUT}\n" in unit
+    assert "\nExecStopPost=/usr/bin/python3 -I /usr/lib/potionpi/updater/release.py --after-stop\n" in unit

@@ -115,3 +115,13 @@ def test_the_last_update_shows_on_the_settings_page(client, image_table):
                    "with the same games").save(image_table.spool)
     page = client.get("/settings", headers=AUTH).get_data(as_text=True)
     assert "potionpi 9.9.9 did not come up (it exited)" in page and "⚠" in page
+
+
+def test_an_install_left_installing_by_a_power_cut_does_not_block_the_next(client, image_table, tmp_path):
+    release.Status("installing", "9.9.8", __version__, "installing potionpi 9.9.8", 1.0,
+                   "a-boot-before-the-power-cut", 5.0).save(image_table.spool)
+    page = client.get("/settings", headers=AUTH).get_data(as_text=True)
+    assert "did not finish (the Pi restarted)" in page and "try again" in page
+    answer = send(client, "potionpi-9.9.9-py3-none-any.whl", wheel(tmp_path).read_bytes())
+    assert answer.status_code == 202
+    assert "potionpi 9.9.9 is being installed" in answer.get_data(as_text=True)
