@@ -50,16 +50,24 @@ class CauldronCheck:
         self.run.closers.append(self.cauldron)
         return None
 
-    def check_encoder(self) -> None:
-        section = self.run.config["cauldron"]
+    def _cauldron_for(self, step: str, keys: str) -> bool:
+        """The cauldron built for ``step`` (once); False, with the step failed or skipped in
+        words, when it cannot be."""
+        if self.cauldron is not None:
+            return True
         try:
             skip = self._build_cauldron()
         except Exception as exc:
-            self.run.add("encoder", FAIL, f"cannot set up the cauldron: {exc}",
-                     f"check cauldron.encoder_a/encoder_b/beam in {self.run.config.source}")
-            return
+            self.run.add(step, FAIL, f"cannot set up the cauldron: {exc}", f"check {keys} in {self.run.config.source}")
+            return False
         if skip:
-            self.run.add("encoder", SKIP, skip)
+            self.run.add(step, SKIP, skip)
+            return False
+        return True
+
+    def check_encoder(self) -> None:
+        section = self.run.config["cauldron"]
+        if not self._cauldron_for("encoder", "cauldron.encoder_a/encoder_b/beam"):
             return
         before = self.cauldron.position
         if self.sim_cauldron is not None:
@@ -84,16 +92,8 @@ class CauldronCheck:
             self.run.add("encoder", PASS, f"the grip turned {moved} notch clockwise")
 
     def check_beam(self) -> None:
-        if self.cauldron is None:
-            try:
-                skip = self._build_cauldron()
-            except Exception as exc:
-                self.run.add("beam", FAIL, f"cannot set up the cauldron: {exc}",
-                         f"check cauldron.beam in {self.run.config.source}")
-                return
-            if skip:
-                self.run.add("beam", SKIP, skip)
-                return
+        if not self._cauldron_for("beam", "cauldron.beam"):
+            return
         beam = self.run.config["cauldron"]["beam"]
         if self.cauldron.fault:
             self.run.add("beam", FAIL, self.cauldron.fault,
