@@ -221,7 +221,8 @@ def test_connecting_shows_whole_in_the_corner(live_table, browser, size):
         page.route("**/api/v1/stream*", lambda route: None)          # asked, never answered
         page.goto(live_table.url)
         page.wait_for_selector('#conn[data-state="connecting"]')
-        assert page.locator(".conn-text").inner_text() == "connecting…"
+        # the page's own words replace the template's once the script runs: wait for them
+        page.wait_for_function("document.querySelector('.conn-text').innerText === 'connecting…'")
         dot, text, prompt = (page.locator(q).bounding_box() for q in (".conn-dot", ".conn-text", "#prompt"))
         assert dot["width"] == dot["height"] == 14 and dot["x"] >= 0 and dot["y"] >= 0, dot
         assert text["x"] + text["width"] <= size[0], text
