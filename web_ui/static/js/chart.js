@@ -172,7 +172,11 @@ export function lineChart(options) {
     const width = Math.floor(box.clientWidth);
     if (!width) return;
     const around = scroller(figure);
-    if (around !== watched) { watched = around; if (around) seen.observe(around); }
+    if (around !== watched) {
+      if (watched) seen.unobserve(watched);
+      watched = around;
+      if (around) seen.observe(around);
+    }
     const shown = around ? around.clientHeight : window.innerHeight;
     // the room under the legend, the caption and a little air (the panel's own padding)
     const room = shown - legend.offsetHeight - (caption?.offsetHeight || 0) - 28;

@@ -24,7 +24,7 @@ export function fileName(disposition, fallback) {
 
 /** Why a download could not be made, in a sentence for the player. */
 function why(err) {
-  if (!err.status) return "The table did not answer: it may be restarting, or this tablet is off its Wi-Fi. Try again in a moment.";
+  if (!err.status) return "The table did not answer: it may be restarting, or this device is off the table's Wi-Fi. Try again in a moment.";
   if (err.status === 401) return "This device is locked: enter the table PIN (reload the page), then tap the download again.";
   if (err.status === 404 && !err.body?.error) return "The table has no such file (any more): reload the page to see what it has.";
   if (err.body?.error) return `${err.body.error.replace(/^./, (c) => c.toUpperCase())}.`;
