@@ -37,6 +37,19 @@ def wait_for(predicate, timeout=5.0, step=0.005):
     return predicate()
 
 
+def settled(floor):
+    """Wait until ``floor`` rests (idle or fault), as long as any state wait: its end is
+    told after the thread that heard it lets go of the floor, so a busy machine can hold
+    it up for seconds. The listeners hear of it just after that (``heard``)."""
+    return floor.wait_idle(STATE_WAIT_S * TIMEOUT_SCALE)
+
+
+def heard(seen, what):
+    """Wait until the list a listener appends to holds ``what``: a listener is called
+    once the floor's lock is let go, so it may hear the end after ``settled`` returned."""
+    return wait_for(lambda: what in seen)
+
+
 @pytest.fixture
 def sim():
     pico = SimPico(steps_per_rev=REV, start=50, faults=Faults())

@@ -12,7 +12,7 @@ from controller.devices import pico_link
 from controller.devices.pico_link import PicoLink, find_pico_ports
 from controller.devices.sim_pico import SimPico
 
-from .conftest import FAST, REV, ready, wait_for
+from .conftest import FAST, REV, heard, ready, settled, wait_for
 
 
 def test_first_connection_homes_the_floor_and_reports_link_state(sim, make_floor):
@@ -229,9 +229,10 @@ def test_last_move_says_done_only_when_the_floor_has_arrived(sim, make_floor):
     floor.on_change(lambda s: results.append((s["last_move"] or {}).get("result")))
     floor.rotate(5, "clockwise")
     assert floor.status()["last_move"] == {"ants": 5, "direction": "clockwise", "result": "moving"}
-    assert floor.wait_idle(5)
+    assert settled(floor)
     assert floor.status()["last_move"]["result"] == "done"
     assert sim.floor_ants(10) == 5.0                      # done means there, not on its way
+    assert heard(results, "done")
     assert results.index("done") > results.index("moving")
     assert results.count("done") == len(results) - results.index("done")
 
@@ -243,7 +244,7 @@ def test_stop_during_homing_also_cancels_turns_asked_for_before_it(make_floor):
         assert wait_for(lambda: floor.state == "homing" and far.homings == 1)
         floor.rotate(8, "clockwise")                        # queued behind the homing
         floor.stop()
-        assert floor.wait_idle(5)
+        assert settled(floor)
         time.sleep(0.4)
         halted = far.physical.angle_steps()
         time.sleep(0.3)

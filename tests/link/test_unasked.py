@@ -10,7 +10,7 @@ import pytest
 from controller.config import ConfigError, section
 from controller.devices.floor_serial import SerialForestFloor
 
-from .conftest import wait_for
+from .conftest import heard, settled, wait_for
 
 
 def connected(floor):
@@ -34,21 +34,22 @@ def test_the_masters_first_turn_homes_then_turns(sim, make_floor):
     states = []
     floor.on_change(lambda s: states.append(s["state"]))
     floor.rotate(3, "clockwise")
-    assert floor.wait_idle(10)
+    assert settled(floor)
     assert sim.homings == 1
     assert floor.status()["last_move"] == {"ants": 3, "direction": "clockwise", "result": "done"}
     assert sim.floor_ants(10) == 3.0 and floor.position == 3.0     # 3 ants from the home mark
     # the homing is part of the turn: the tablet sees the floor turning (hands off) until done
+    assert heard(states, "idle")
     assert set(states[:-1]) == {"moving"} and states[-1] == "idle"
     floor.rotate(2, "counter_clockwise")                 # homed now: no second homing
-    assert floor.wait_idle(10) and sim.homings == 1 and sim.floor_ants(10) == 1.0
+    assert settled(floor) and sim.homings == 1 and sim.floor_ants(10) == 1.0
 
 
 def test_the_serial_back_end_sends_its_homing_speed(sim, make_floor):
     floor = make_floor(home_on_connect=False, homing_speed=700.0)
     assert wait_for(lambda: connected(floor) and sim.floor.home_speed == 700)
     floor.home()
-    assert floor.wait_idle(10) and floor.status()["homed"]
+    assert settled(floor) and floor.status()["homed"]
     # the Pico queued every homing step at 700 steps/s
     assert sim.fw.motion.constant_interval_us(700) == sim.floor._home_interval
 
@@ -57,10 +58,10 @@ def test_a_jam_ends_the_turn_as_a_fault_the_tablet_can_explain(sim, make_floor):
     floor = make_floor(home_on_connect=False)
     assert wait_for(lambda: connected(floor))
     floor.rotate(12, "clockwise")
-    assert floor.wait_idle(10) and floor.state == "idle"
+    assert settled(floor) and floor.state == "idle"
     sim.jam()                                            # stuck at 12 ants; the pulses go on
     floor.rotate(8, "clockwise")                         # should pass the home mark at 16
-    assert floor.wait_idle(10)
+    assert settled(floor)
     status = floor.status()
     assert status["state"] == "fault" and status["fault_code"] == "jam"
     assert "jammed" in status["fault"] and "by hand" in status["fault"]
@@ -71,7 +72,7 @@ def test_a_jam_ends_the_turn_as_a_fault_the_tablet_can_explain(sim, make_floor):
     # freed: the next turn homes again and clears the fault
     sim.jam(False)
     floor.rotate(1, "clockwise")
-    assert floor.wait_idle(10) and floor.state == "idle" and floor.fault is None
+    assert settled(floor) and floor.state == "idle" and floor.fault is None
     assert sim.homings == 2 and sim.floor_ants(10) == 5.0     # 12 + 8 + 1 = 21 = 5 round the rim
 
 
