@@ -97,7 +97,7 @@ def network_log(browser, url: str, reload: bool) -> tuple[list[tuple[str, str]],
 
 # what the board's first frame does not need: app.js asks for it once that frame is painted
 AFTER_THE_FIRST_FRAME = {"/static/js/sheet.js", "/static/js/firmware.js", "/static/js/cues.js",
-                         "/static/js/seats.js", "/static/js/replay.js",
+                         "/static/js/seats.js", "/static/js/replay.js", "/static/js/download.js",
                          "/static/js/scores.js", "/static/scores.css"}       # the running score (scores.js)
 
 

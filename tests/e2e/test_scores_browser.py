@@ -60,6 +60,32 @@ def scroll_sheet_to(page, selector: str) -> None:
                   selector)
 
 
+# A replay shows the game, not the live table: the board offers nothing to tap but what only
+# changes the view (a fold, "See the board"), and none of the live table's own controls shows,
+# even disabled: the phone links, New game, the "stop!" calls, the forest floor's panel and
+# the search's clock, the master's, a basket's or a card's entry, "Reveal all lay-downs".
+VIEW_ONLY = "summary, #ex-see-board, #btn-see-board"
+LIVE_ONLY = ("#ex-phones, #mi-phones, #zc-reveal-entries, #zw-turn, #zw-timer, #zw-floor, #zw-stops, .zw-add, "
+             ".zw-minus, button.zw-tile, .zw-direction")
+LIVE_CONTROLS_JS = """([viewOnly, liveOnly]) => [...document.querySelectorAll(
+    `#game-view :is(button, a[href], input, select, textarea, [role=button], summary), #game-view :is(${liveOnly})`)]
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+  .filter((e) => e.matches(liveOnly) || (!e.disabled && !e.matches(viewOnly)))
+  .map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} "${e.textContent.trim().slice(0, 30)}"`)"""
+
+
+def live_controls_in_the_replay(page, last: int, samples: int = 30) -> list[str]:
+    """The live table's controls shown on a replay's board, at ``samples`` steps from the
+    set-up to ``last`` (the end), each with the step it was seen at."""
+    found: dict[str, int] = {}
+    for step in sorted({*range(0, last, max(1, last // samples)), last}):
+        page.locator("#replay-slider").fill(str(step))
+        page.wait_for_function("(n) => document.body.dataset.replayDrawn === String(n)", arg=step)
+        for control in page.evaluate(LIVE_CONTROLS_JS, [VIEW_ONLY, LIVE_ONLY]):
+            found.setdefault(control, step)
+    return [f"step {step}: {control}" for control, step in found.items()]
+
+
 def close_sheet(page) -> None:
     page.locator("#sheet-close").tap()
     page.wait_for_selector("#sheet", state="hidden")
@@ -244,6 +270,8 @@ def test_a_finished_game_replays_step_by_step_while_the_live_game_waits(live_tab
     page.locator("#replay-slider").fill(str(done["version"] // 2))
     page.wait_for_function("(n) => document.body.dataset.replayDrawn === String(n)", arg=done["version"] // 2)
     assert re.fullmatch(rf"step {done['version'] // 2} of {done['version']}", page.locator("#replay-count").inner_text())
+    shown = live_controls_in_the_replay(page, done["version"])
+    assert not shown, "the live table's controls in the replay:\n" + "\n".join(shown)
 
     page.locator("#replay-leave").tap()
     page.wait_for_selector("#replay-bar", state="detached")
@@ -277,6 +305,9 @@ def test_every_game_replays_to_its_end_with_nothing_to_tap(live_table, page_on, 
     page.wait_for_function("(n) => document.body.dataset.replayDrawn === String(n)", arg=done["version"])
     page.locator("#score-final").wait_for()
     page.screenshot(path=str(output_dir / f"replay-{game_id}-end.png"))
+    # the whole game through: the board of each step, never the live table's controls
+    shown = live_controls_in_the_replay(page, done["version"])
+    assert not shown, "the live table's controls in the replay:\n" + "\n".join(shown)
     page.locator("#replay-leave").tap()
     page.wait_for_function("() => document.body.dataset.view === 'table'")
     assert table.version == done["version"]

@@ -7,6 +7,8 @@ the end screen, the wider tablet, and Undo (never across the floor's turn). Scre
 """
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from tests.e2e.conftest import LiveTable
@@ -263,6 +265,88 @@ def test_the_end_screen_names_the_winners_and_fits(bare_forest, page_at, output_
     no_overflow(page, size)
     assert_touch_targets(page)
     page.screenshot(path=str(output_dir / "over.png"))
+
+
+# The chart on the end screen, seen as a player scrolls the end screen to it: the chart and
+# its legend whole in what the screen and every scrolling box around them show, the legend
+# right under the chart, its names whole, and no box inside the end screen with a scroll of
+# its own (the panel's one scroll is enough). A list of what is wrong, in words.
+CHART_SEEN_JS = """
+() => {
+  const out = [];
+  const fig = document.querySelector('#score-final .chart-figure');
+  const svg = fig.querySelector('svg.chart'), legend = fig.querySelector('.chart-legend');
+  fig.scrollIntoView({ block: 'start' });
+  const fmt = (r) => `${Math.round(r.left)},${Math.round(r.top)}..${Math.round(r.right)},${Math.round(r.bottom)}`;
+  let shown = { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
+  const scrollers = [];
+  for (let a = fig.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+    if (/(auto|scroll)/.test(s.overflowY) && a.scrollHeight > a.clientHeight + 1) scrollers.push(a.id || a.className);
+    const q = a.getBoundingClientRect();
+    shown = { left: Math.max(shown.left, q.left + a.clientLeft), top: Math.max(shown.top, q.top + a.clientTop),
+              right: Math.min(shown.right, q.left + a.clientLeft + a.clientWidth),
+              bottom: Math.min(shown.bottom, q.top + a.clientTop + a.clientHeight) };
+  }
+  for (const [what, e] of [['the chart', svg], ['its legend', legend]]) {
+    const r = e.getBoundingClientRect();
+    if (r.left < shown.left - 1 || r.top < shown.top - 1 || r.right > shown.right + 1 || r.bottom > shown.bottom + 1)
+      out.push(`${what} is not whole on the screen: at ${fmt(r)}, the screen shows ${fmt(shown)}`);
+  }
+  const gap = legend.getBoundingClientRect().top - svg.getBoundingClientRect().bottom;
+  if (gap < -1 || gap > 24) out.push(`the legend is ${Math.round(gap)} px away from its chart`);
+  const box = legend.getBoundingClientRect();
+  for (const li of legend.querySelectorAll('li')) {
+    const r = li.getBoundingClientRect();
+    if (r.right > box.right + 1 || li.scrollWidth > li.clientWidth + 1) out.push(`the legend's ${li.textContent} is cut`);
+    if (parseFloat(getComputedStyle(li).fontSize) < 16) out.push(`the legend's ${li.textContent} is under 16 px`);
+  }
+  if (scrollers.length > 1) out.push(`the chart scrolls in ${scrollers.length} boxes: ${scrollers.join(', ')}`);
+  const end = document.querySelector('#score-final').closest('#zw-stage');
+  for (const e of end.querySelectorAll('*')) {
+    const s = getComputedStyle(e);
+    if (/(auto|scroll)/.test(s.overflowY) && e.scrollHeight > e.clientHeight + 1)
+      out.push(`a second scroll on the end screen: ${e.id || e.className} shows ${e.clientHeight} of ${e.scrollHeight} px`);
+  }
+  return out;
+}
+"""
+
+
+def test_the_end_screens_chart_sits_with_its_legend_at_every_size(live_table, page_on, output_dir):
+    from tests.e2e.test_scores_browser import open_tab
+    from tests.e2e.test_size_matrix_browser import over, wald_play
+    table = live_table.table
+    names = ["Maximilian", "Annemarie", "Linus", "Josephine"]
+    table.start("zauberwald", names, seed=9)
+    wald_play(over)(table, random.Random(1))
+    finished = table.session()
+    wrong = []
+    for width, height in [(1024, 768), (1280, 800), (768, 1024), (800, 1280), (390, 844)]:
+        page = page_on(live_table.url, (width, height), ready="#zw[data-phase=over]")
+        final = page.locator("#score-final")
+        final.wait_for()
+        if not final.evaluate("(e) => e.open"):          # folded where the ranking needs the room
+            final.locator("summary").tap()
+        final.locator(".chart-figure svg.chart").wait_for()
+        assert [t.strip() for t in final.locator(".chart-legend li").all_inner_texts()] == names
+        found = page.evaluate(CHART_SEEN_JS)
+        page.screenshot(path=str(output_dir / f"end-chart-{width}x{height}.png"))
+        wrong += [f"{width}x{height}: {f}" for f in found]
+        page.context.close()           # one page at a time: the table's live screens per device are few
+    # the same end screen replayed: the replay's bar takes the bottom of the screen
+    page = page_on(live_table.url, (1024, 768), ready="#zw[data-phase=over]")
+    open_tab(page, "history")
+    page.locator(f'#history-table tr[data-game="{finished["id"]}"] .row-replay').tap()
+    page.wait_for_function("() => document.body.dataset.replayDrawn === '0'")
+    page.locator("#replay-last").tap()
+    page.wait_for_function("(n) => document.body.dataset.replayDrawn === String(n)", arg=finished["version"])
+    page.locator("#score-final .chart-figure svg.chart").wait_for()
+    found = page.evaluate(CHART_SEEN_JS)
+    page.screenshot(path=str(output_dir / "end-chart-replay-1024x768.png"))
+    wrong += [f"replay at 1024x768: {f}" for f in found]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_four_players_in_the_search_fit_a_small_tablet(forest, page_at, output_dir):

@@ -146,21 +146,45 @@ export function chartSvg({ series, xLabels = [], xValues = null, xTitle = "", yT
   return svg;
 }
 
-/** A chart that draws itself at the width the page gives it (again when that changes), with
- *  a legend of every line under it. ``series``: [{name, values: [number|null per x]}]. */
+const LOWEST = 180;           // px: a chart shorter than this is no longer read across the table
+
+/** The box that scrolls the chart up and down (a board's panel, the page), or null: the screen. */
+function scroller(node) {
+  for (let a = node.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(a).overflowY)) return a;
+  }
+  return null;
+}
+
+/** A chart that draws itself at the width the page gives it, with a legend of every line
+ *  under it; as tall as fits, with its legend, in what its scrolling box shows (an end screen
+ *  above a replay's bar has a short one), so a player who scrolls to the chart sees its
+ *  legend with it. Drawn again when either changes. ``series``: [{name, values: [number|null per x]}]. */
 export function lineChart(options) {
   const box = el("div.chart-box");
   const legend = el("ul.chart-legend", {}, options.series.map((s, i) =>
     el("li", { dataset: { name: s.name } }, swatch(i), el("span", {}, s.name))));
-  const figure = el("figure.chart-figure", {}, box, legend,
-    options.caption ? el("figcaption.sheet-hint", {}, options.caption) : null);
-  let drawn = 0;
+  const caption = options.caption ? el("figcaption.sheet-hint", {}, options.caption) : null;
+  const figure = el("figure.chart-figure", {}, box, legend, caption);
+  let drawn = "", watched = null;
+  const seen = new ResizeObserver(() => draw());
   const draw = () => {
     const width = Math.floor(box.clientWidth);
-    if (!width || width === drawn) return;
-    drawn = width;
-    box.replaceChildren(chartSvg({ ...options, width, height: options.height || Math.min(320, Math.max(220, width * 0.55)) }));
+    if (!width) return;
+    const around = scroller(figure);
+    if (around !== watched) {
+      if (watched) seen.unobserve(watched);
+      watched = around;
+      if (around) seen.observe(around);
+    }
+    const shown = around ? around.clientHeight : window.innerHeight;
+    // the room under the legend, the caption and a little air (the panel's own padding)
+    const room = shown - legend.offsetHeight - (caption?.offsetHeight || 0) - 28;
+    const height = options.height || Math.round(Math.max(LOWEST, Math.min(320, Math.max(220, width * 0.55), room)));
+    if (`${width}x${height}` === drawn) return;
+    drawn = `${width}x${height}`;
+    box.replaceChildren(chartSvg({ ...options, width, height }));
   };
-  new ResizeObserver(draw).observe(box);
+  seen.observe(box);
   return figure;
 }

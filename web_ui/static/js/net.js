@@ -49,16 +49,32 @@ export async function getJSON(url) {
  * coming. That is asked again after the wait, as long as ``wanted()`` (the tab is still
  * shown); ``waiting()`` is told before each wait. Anything else is thrown as getJSON does.
  */
-export async function getPatiently(url, { wanted = () => true, waiting = () => {} } = {}) {
+export async function getPatiently(url, options = {}) {
+  const response = await fetchPatiently(url, options);
+  return response.json().catch(() => null);
+}
+
+/**
+ * The answer to GET ``url`` once it is not 429 (see getPatiently): the Response of a 2xx,
+ * its body not read yet (a download reads it as a file); anything else is thrown as an
+ * ApiError (status 0: no answer at all), with the table's sentence where it sent one.
+ */
+export async function fetchPatiently(url, { wanted = () => true, waiting = () => {} } = {}) {
   for (;;) {
+    let response;
     try {
-      return await getJSON(url);
-    } catch (err) {
-      if (err.status !== 429 || !wanted()) throw err;
-      waiting(err);
-      await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(Math.max(err.retryAfter, 1), 15)));
-      if (!wanted()) throw err;
+      response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+    } catch (_) {
+      throw new ApiError(0, { error: "the table did not answer: it may be restarting, or this tablet is off its Wi-Fi" });
     }
+    if (response.ok) return response;
+    const body = await response.json().catch(() => null);
+    const err = new ApiError(response.status, body);
+    err.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+    if (err.status !== 429 || !wanted()) throw err;
+    waiting(err);
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(Math.max(err.retryAfter, 1), 15)));
+    if (!wanted()) throw err;
   }
 }
 

@@ -10,6 +10,7 @@ import { showSeats } from "./seats.js";
 import { readingAloud, setReadAloud } from "./story.js";
 import { scorePanel } from "./scores.js";
 import { startReplay } from "./replay.js";
+import { patientDownloads } from "./download.js";
 
 let tab = "log";
 let session = null;
@@ -26,6 +27,7 @@ export function setupSheet(games = []) {
   $("#sheet-seats").addEventListener("click", () => { close(); showSeats(); });
   seatsButton();
   $("#sheet-close").addEventListener("click", close);
+  patientDownloads($("#sheet-body"));       // the History tab's files: never a refusal saved as one
   document.querySelectorAll("#sheet .sheet-tab").forEach((b) => b.addEventListener("click", () => openSheet(b.dataset.tab)));
   document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !$("#sheet").hidden) close(); });
 }
@@ -131,7 +133,7 @@ async function drawHistory(body, name) {
         el("th.num", {}, "Min"))),
       el("tbody", {}, finished.map((g) => el("tr", { dataset: { game: String(g.id) } },
         el("td", {}, day(g.started)), el("td", {}, g.name, el("br"), el("small", {}, g.players.join(", ")), el("br"),
-          el("div.row-links", {},
+          el("div.row-links", { dataset: { downloads: "" } },
             el("button.row-export.row-replay", { type: "button", dataset: { replay: String(g.id) },
               "aria-label": `Replay ${g.name} game ${g.id} step by step`, onclick: () => replayGame(g.id) }, "▶ Replay"),
             el("a.row-export", { href: `/api/v1/history/${g.id}.bgsplay`, download: `potionpi-${g.game}-${g.id}.bgsplay`,
@@ -140,7 +142,7 @@ async function drawHistory(body, name) {
       : el("p", {}, "No finished game yet. Games end up here with their winners."),
     games.length > finished.length
       ? el("p.sheet-hint", {}, `${games.length - finished.length} game(s) not finished (running, or replaced by a new game).`) : null,
-    el("div.export-links", {}, el("a.big-button.quiet", { href: "/api/v1/history.csv", download: "potionpi-history.csv",
+    el("div.export-links", { dataset: { downloads: "" } }, el("a.big-button.quiet", { href: "/api/v1/history.csv", download: "potionpi-history.csv",
       id: "export-csv" }, "Download all games (CSV)"),
       // BG Stats opens a .bgsplay file (docs/api.md "BG Stats export"); finished games only
       finished.length ? el("a.big-button.quiet", { href: "/api/v1/history.bgsplay", download: "potionpi-all.bgsplay",

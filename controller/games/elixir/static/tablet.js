@@ -22,7 +22,7 @@ export function render(root, session, ctx) {
       el("div.ex-stage-row", {}, dieBox(state, names), unknownCard(state, names)),
       decisions(state, session, ctx, info, names, actions),
       ctx.told),          // the shell's "what just happened" line (read aloud from there: 🔈)
-    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state)),
+    el("aside.ex-side", {}, el("div.ex-side-buttons", {}, ctx.undo, phonesButton(state, ctx)),
       tableBox(state, info, names)),
     el("section.ex-players", { id: "ex-players" }, state.players.map((p) => wizardCard(state, p, info))),
     // a replay (ctx.replay) reaching the end shows it, even of a game whose board was seen
@@ -79,9 +79,10 @@ function unknownCard(state, names) {
     u.result ? el("p.ex-unknown-result", {}, words[u.result] || u.result) : null);
 }
 
-/** Each wizard's brew cards and formula table are on his own phone: the QR codes (PIN first). */
-function phonesButton(state) {
-  if (state.winner !== null) return null;
+/** Each wizard's brew cards and formula table are on his own phone: the QR codes (PIN first);
+ *  not in a replay (ctx.replay): the phone links are the live table's. */
+function phonesButton(state, ctx) {
+  if (state.winner !== null || ctx.replay) return null;
   return el("button.big-button.ex-phones", { type: "button", id: "ex-phones", onclick: () => showSeats() },
     "Phone links");
 }
@@ -320,7 +321,8 @@ function winnerBox(state, session, names, ctx) {
             ` · ${p.gold} gold · ${p.brew_cards} brew card${p.brew_cards === 1 ? "" : "s"}`));
       })),
       el("div.ex-winner-buttons", {},
-        el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
+        // a replay's end is not the live table's: "Back to the table" is in the replay's bar
+        ctx.replay ? null : el("button.big-button.go", { type: "button", onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
         el("button.big-button.quiet", { type: "button", id: "ex-see-board",
           onclick: () => { boardSeen = session.id; document.querySelector("#ex-winner")?.remove(); } }, "See the board")),
       ctx.scores?.()));          // the shell's score panel, beside the ranking

@@ -55,7 +55,7 @@ export function render(root, session, ctx) {
      (state.turn?.drops || []).length !== (drawn.state?.turn?.drops || []).length);
   drawn = session;
   renderTable(session, { perform: ctx.perform, choose: ctx.choose, names: ctx.names, simulated: ctx.simulated,
-                        undo: ctx.undo, scores: ctx.scores });
+                        undo: ctx.undo, scores: ctx.scores, replay: !!ctx.replay });
   // the shell's "what just happened" line, under this turn's drop
   if (ctx.told && ctx.told.previousElementSibling?.id !== "drop") root.querySelector("#drop")?.after(ctx.told);
   renderPicker(session.outcome ? [] : sortActions(session.legal_actions || []).name, ctx.perform, state.colours || []);

@@ -69,7 +69,7 @@ const seatOf = (view, space) => {
   return hit ? Number(hit[0]) : null;
 };
 
-export function renderTable(session, { perform, choose, names, simulated = false, undo = null, scores = null }) {
+export function renderTable(session, { perform, choose, names, simulated = false, undo = null, scores = null, replay = false }) {
   const view = session.state || {};
   const legal = sortActions(session.legal_actions || []);
   const marks = playerMarks(names);
@@ -89,7 +89,7 @@ export function renderTable(session, { perform, choose, names, simulated = false
   renderActions(session, legal, perform, simulated);
   renderPlayers(session, view, marks);
   renderCave(view, { moves: legal.moves, starts: legal.starts, swaps: legal.swaps, perform, choose, marks, names });
-  renderOutcome(session, view, marks, names, scores);
+  renderOutcome(session, view, marks, names, scores, replay);
 }
 
 function renderPrompt(session, view, marks, names) {
@@ -335,7 +335,7 @@ function renderPlayers(session, view, marks) {
 }
 
 /** The end: who won and why, with New game (the board stays visible behind it). */
-function renderOutcome(session, view, marks, names, scores) {
+function renderOutcome(session, view, marks, names, scores, replay = false) {
   const box = $("#outcome");
   const outcome = session.outcome;
   if (!outcome) { box.hidden = true; box.replaceChildren(); delete box.dataset.closed; return; }
@@ -354,7 +354,8 @@ function renderOutcome(session, view, marks, names, scores) {
     el("div.outcome-buttons", {},
       el("button.big-button.quiet", { type: "button", id: "btn-see-board",
         onclick: () => { box.dataset.closed = key; box.hidden = true; } }, "See the board"),
-      el("button.big-button.go", { type: "button", id: "btn-play-again",
+      // a replay's end is not the live table's: "Back to the table" is in the replay's bar
+      replay ? null : el("button.big-button.go", { type: "button", id: "btn-play-again",
         onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")),
     scores?.()));              // the shell's score panel, beside the ranking
 }

@@ -26,7 +26,8 @@ export function render(root, session, ctx) {
       turnPanel(state, names, ctx, session),
       state.outcome ? null : playersPanel(state, names),      // at the end the standings say it
       el("div.mi-buttons", {},
-        state.outcome               // the game is over: no more secrets to look at, a rematch instead
+        ctx.replay ? null           // a replay: neither is the replayed game's (the bar leads back)
+        : state.outcome             // the game is over: no more secrets to look at, a rematch instead
           ? el("button.big-button.go", { type: "button", id: "mi-new-game",
               onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game")
           : el("button.big-button", { type: "button", id: "mi-phones", onclick: () => showSeats() }, "Phone links"),

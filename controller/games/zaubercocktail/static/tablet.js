@@ -163,7 +163,8 @@ function actionRow(h) {
     const waiting = view.players.filter((p) => !p.entered).map((p) => p.name);
     const reveal = legal.find((a) => a.type === "reveal_entries");
     fill(bar,
-      el("button.big-button.go.zc-main#zc-reveal-entries", { type: "button", disabled: !reveal,
+      // a replay shows who had laid down, not the live table's button
+      ctx.replay ? null : el("button.big-button.go.zc-main#zc-reveal-entries", { type: "button", disabled: !reveal,
         onclick: () => reveal && ctx.perform(reveal) }, "Reveal all lay-downs"),
       el("p.zc-say", {}, waiting.length ? `Waiting for ${waiting.join(", ")}.` : "Everyone has entered."));
     return bar;

@@ -25,6 +25,7 @@ export function render(root, session, ctx) {
   last = { root, session, ctx };
   seedFloor(ctx.devices?.forest_floor);
   draw();
+  if (ctx.replay) return;         // a replay draws the game's floor, not the table's: nothing to follow
   followFloor((big) => (big ? draw() : refreshFloor()),
     () => ["turn", "turning"].includes(last?.session.state.phase) || countingDown());
   ticking ??= setInterval(tick, 250);
@@ -53,9 +54,11 @@ function draw() {
     el("section.zw-stage.panel", { id: "zw-stage", "aria-live": "polite" }, parts.body),
     el("aside.zw-side", {},
       ctx.undo,
-      stopPanel(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }),
-      floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
-                   mayHome: !["turning"].includes(state.phase) }),
+      // a replay (ctx.replay) shows the game, not the live table's "stop!" calls and floor
+      ctx.replay ? null : stopPanel(state, names, { onStop: (seat) => ctx.perform({ type: "stop", seat }) }),
+      ctx.replay ? replayFloor(state)
+        : floorPanel({ toast: ctx.toast, send: ctx.send, gamePosition: state.floor.position,
+                       mayHome: !["turning"].includes(state.phase) }),
       ctx.told,           // the shell's "what just happened" line: in the column that never scrolls it away
       resultsPanel(state, names)),
     playersStrip(state, names));
@@ -64,6 +67,12 @@ function draw() {
   const newStop = tree.querySelector("#zw-stop");
   if (oldStop && newStop) newStop.replaceWith(oldStop);
   root.replaceChildren(tree);
+}
+
+/** The floor in a replay: where the game counted it then (the table's floor is not asked). */
+function replayFloor(state) {
+  return el("section.zw-floor.panel", { id: "zw-floor-replay" }, el("div.panel-title", {}, "Forest floor"),
+    el("div.zw-floor-state", {}, `The game counted the floor at ant ${state.floor.position}.`));
 }
 
 /** Between big changes only the dial and the progress line move (the STOP button stays put). */
@@ -113,6 +122,11 @@ function stageMaster(state, session, ctx, names) {
   const m = state.master;
   const master = state.players[m];
   const chosen = state.phase === "turn" ? state.round.tile : null;
+  if (ctx.replay) {               // the game then, not the master's buttons
+    return { body: [el("h2.zw-title", {}, seatToken(m, names), ` ${names[m]} is the master magician`),
+      el("p.zw-needs", {}, chosen ? `Magic tile ${chosen}: ${plural(chosen, "ingredient")} to collect, ${plural(chosen, "ant")} to turn.`
+        : `${names[m]} chooses a magic tile.`)] };
+  }
   const values = [...new Set([...master.tiles, ...(chosen ? [chosen] : [])])].sort((a, b) => a - b);
   const key = roundKey(session);
   const direction = chosenDirection[key] || null;
@@ -175,6 +189,9 @@ function progressWords(rnd) {
 
 function stageTurning(state, session, ctx, names) {
   const rnd = state.round;
+  if (ctx.replay) {               // the table's floor now says nothing about the game then
+    return { body: [el("h2.zw-title", {}, `${dirArrow(rnd.direction)} The forest floor turns ${plural(rnd.ants, "ant")} ${dirWords(rnd.direction)}`)] };
+  }
   const s = floor.status;
   const thisTurn = floor.turn && floor.turn.ants === rnd.ants && floor.turn.direction === rnd.direction;
   if (s && s.state === "moving") {
@@ -273,23 +290,24 @@ function stageSearch(state, session, ctx, names) {
   const rnd = state.round;
   const m = state.master;
   const counts = rnd.end_search_counts || [rnd.tile];
-  const start = searchStart(session);
+  const live = !ctx.replay;       // a replay: no clock of today and no button of the live table
+  const start = live ? searchStart(session) : 0;
   const stoppers = state.players.filter((p) => p.may_stop);
   return {
     body: [
       el("div.zw-search-head", {},
         el("h2.zw-title", {}, "Search!"),
-        el("span.zw-timer", { id: "zw-timer", dataset: { start: String(start) }, role: "timer" }, clock(Date.now() - start))),
+        live ? el("span.zw-timer", { id: "zw-timer", dataset: { start: String(start) }, role: "timer" }, clock(Date.now() - start)) : null),
       el("p.zw-needs", {}, `The floor turned ${plural(rnd.ants, "ant")} ${dirWords(rnd.direction)}.`),
       el("p.zw-hint", {}, `Everyone rakes for their leftmost recipe card. ${names[m]} (master) needs exactly `
         + `${plural(rnd.tile, "ingredient")} in the basket to call “end your search!”`),
       counts.length > 1 ? el("p.zw-hint.zw-special", {}, specialCase(names[m], counts)) : null,
-      el("div.zw-end-row", {}, counts.map((n) => el("button.big-button.go.zw-end", {
+      live ? el("div.zw-end-row", {}, counts.map((n) => el("button.big-button.go.zw-end", {
         type: "button", dataset: { count: String(n) },
         onclick: () => ctx.perform({ type: "end_search", seat: m, count: n }),
-      }, el("span", {}, "End your search!"), el("small", {}, `${plural(n, "ingredient")} in ${names[m]}'s basket`)))),
+      }, el("span", {}, "End your search!"), el("small", {}, `${plural(n, "ingredient")} in ${names[m]}'s basket`)))) : null,
       stoppers.length ? el("p.zw-hint", {}, `${stoppers.map((p) => p.name).join(" and ")} may call “stop!” `
-        + "(buttons beside the board) when the third potion is in the basket.") : null,
+        + (live ? "(buttons beside the board) " : "") + "when the third potion is in the basket.") : null,
     ],
   };
 }
@@ -325,6 +343,8 @@ function stageCheck(state, session, ctx, names) {
       el("h2.zw-title", {}, `${names[seat]}'s basket${role}`),
       card ? el("p.zw-needs", {}, `${ORDINAL[p.current_card]} recipe card still needs: `,
         chipRow(card.missing, { size: "small" })) : null,
+      // a replay: the basket is told in the step's line, not entered again here
+      ...(ctx.replay ? [] : [
       el("p.zw-hint", {}, "Tap a colour once for every ingredient in the basket"
         + (isMaster ? ` (at most ${limit}).` : ".")),
       chipGrid(counts, { onChange: draw, max: (c) => state.forest[c] || 0, limit }),
@@ -332,7 +352,7 @@ function stageCheck(state, session, ctx, names) {
         el("span.zw-basket-sum", { id: "zw-basket-sum" }, `In the basket: ${n} `, chipRow(counts, { size: "small", empty: "" })),
         el("button.big-button.quiet", { type: "button", disabled: !n, onclick: () => { baskets[key] = {}; draw(); } }, "Clear"),
         el("button.big-button.go", { type: "button", id: "zw-check", onclick: check },
-          n ? `Check ${names[seat]}'s basket` : `${names[seat]}'s basket is empty`)),
+          n ? `Check ${names[seat]}'s basket` : `${names[seat]}'s basket is empty`))]),
     ],
   };
 }
@@ -350,7 +370,7 @@ function stagePenalty(state, session, ctx, names) {
       el("h2.zw-title", {}, `${names[seat]} puts back ${plural(pending.count, "correct ingredient")}`),
       el("p.zw-needs", {}, "Collected correctly this round: ", chipRow(pending.choose_from, { size: "small" })),
       el("p.zw-why", {}, `Penalty for ${reasons.join(" and ")}: for each, one ingredient collected correctly this `
-        + "round goes back into the forest. Which?"),
+        + `round goes back into the forest.${ctx.replay ? "" : " Which?"}`),
       el("div.zw-penalty-row", {}, options.map((a) => el("button.big-button.zw-penalty", {
         type: "button", dataset: { choice: words(a.ingredients) },
         onclick: () => ctx.perform(a),
@@ -376,6 +396,7 @@ function stageCards(state, session, ctx, names) {
   return {
     body: [
       el("h2.zw-title", {}, seatToken(seat, names), ` ${names[seat]}'s ${ORDINAL[slot]} recipe card (left to right)`),
+      ...(ctx.replay ? [el("p.zw-hint", {}, `The printed recipe cards are entered (card ${done + 1} of ${all}).`)] : [
       el("p.zw-hint", {}, `Tap the seven ingredients printed on the card (card ${done + 1} of ${all}).`),
       chipGrid(counts, { onChange: draw, limit: 7 }),
       el("div.zw-basket-row", {},
@@ -384,7 +405,7 @@ function stageCards(state, session, ctx, names) {
           onclick: () => { baskets[key] = {}; draw(); } }, "Clear"),
         el("button.big-button.go", { type: "button", id: "zw-enter-card", disabled: n !== 7, onclick: async () => {
           if (await ctx.perform({ type: "enter_card", seat, slot, ingredients: { ...counts } })) delete baskets[key];
-        } }, "Enter this card")),
+        } }, "Enter this card"))]),
     ],
   };
 }
@@ -420,7 +441,8 @@ function stageOver(state, session, ctx, names) {
           el("td", {}, seatToken(p.seat, names), ` ${p.name}`),
           el("td", {}, String(outcome.scores.potions[p.seat] ?? p.potions)),
           el("td", {}, String(outcome.scores.ingredients_on_card[p.seat] ?? 0))))))),
-      el("button.big-button.go", { type: "button",
+      // a replay's end is not the live table's: "Back to the table" is in the replay's bar
+      ctx.replay ? null : el("button.big-button.go", { type: "button",
         onclick: () => document.dispatchEvent(new CustomEvent("potionpi:new-game")) }, "New game"),
       ctx.scores?.(),             // the shell's score panel, beside the ranking
     ],

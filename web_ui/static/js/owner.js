@@ -1,0 +1,5 @@
+// The owner's settings page: its downloads (the log, every game) fetched by the page, so a
+// refusal ("busy", the PIN run out) is said on the page, never saved as the file (download.js).
+import { patientDownloads } from "./download.js";
+
+patientDownloads();
