@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from controller.cli import main
+from controller.cli import COMMANDS, asked_command, build_parser, main
 
 
 def run(*args, env=None):
@@ -19,6 +19,19 @@ def test_help_explains_every_command():
     run_help = run("run", "--help").stdout
     for flag in ("--sim", "--config", "--host", "--port", "--data-dir"):
         assert flag in run_help
+
+
+def test_the_command_run_builds_only_its_own_arguments_and_reads_them_the_same():
+    argv = ["--debug", "run", "--sim", "--port", "8080", "--data-dir", "/tmp/x", "--host", "0.0.0.0"]
+    assert asked_command(argv) == "run"
+    assert vars(build_parser("run").parse_args(argv)) == vars(build_parser().parse_args(argv))
+    only = build_parser("run")._subparsers._group_actions[0].choices     # type: ignore[union-attr]
+    assert list(only) == ["run"]
+    # the top level's help, an unknown word or no command at all: every command is built
+    assert asked_command(["-h", "run"]) is None and asked_command(["sim"]) is None and asked_command([]) is None
+    assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)  # type: ignore[union-attr]
+    wrong = run("bogus")
+    assert wrong.returncode == 2 and "choose from 'run', 'config'" in wrong.stderr
 
 
 def test_bad_config_is_one_sentence_and_exit_2(tmp_path):
