@@ -15,10 +15,12 @@ The pins change at once, the cauldron measures realistic durations, and
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import random
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -46,11 +48,34 @@ class SimClock:
     def __init__(self, real: bool = True):
         self._real = real
         self._offset = 0.0
+        self._held_at: float | None = None
         self._lock = threading.Lock()
+
+    def _now(self) -> float:
+        return time.monotonic() if self._real else 0.0
 
     def __call__(self) -> float:
         with self._lock:
-            return (time.monotonic() if self._real else 0.0) + self._offset
+            return (self._now() if self._held_at is None else self._held_at) + self._offset
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Real time stands still inside: only ``advance`` moves the clock. A simulated
+        ball blocks the beam for its pulse, however long the OS keeps the thread that
+        drives it from running (on a busy machine a stall between the two edges made the
+        ball a stuck-beam fault and lost it). Afterwards the clock goes on from where it
+        stood, so it never runs backwards."""
+        with self._lock:
+            if self._held_at is not None:
+                raise RuntimeError("the simulated clock is already held")
+            self._held_at = self._now()
+        try:
+            yield
+        finally:
+            with self._lock:
+                assert self._held_at is not None
+                self._offset -= self._now() - self._held_at
+                self._held_at = None
 
     def advance(self, seconds: float) -> None:
         if seconds < 0:
@@ -278,9 +303,10 @@ class SimulatedCauldron(Device):
         if self.beam_unplugged:
             self.clock.advance(self.pulse_s)
             return
-        self._pin_beam.drive_low()        # the ball blocks the beam ...
-        self.clock.advance(self.pulse_s)
-        self._pin_beam.drive_high()       # ... and has passed
+        with self.clock.held():           # the pulse is the ball's, not the scheduler's
+            self._pin_beam.drive_low()    # the ball blocks the beam ...
+            self.clock.advance(self.pulse_s)
+            self._pin_beam.drive_high()   # ... and has passed
         # The sensor reads the ball that just landed: wait before the next one.
         self.cauldron.flush()
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -276,6 +277,48 @@ def test_sim_clock_runs_on_real_time_plus_simulated_time():
     before = real()
     real.advance(10)
     assert real() >= before + 10
+
+
+def test_sim_clock_held_stands_still_but_for_advance_and_goes_on_from_there():
+    clock = SimClock()
+    with clock.held():
+        stood = clock()
+        time.sleep(0.05)                       # a thread kept from running ...
+        assert clock() == stood                # ... does not move the held clock
+        clock.advance(0.004)
+        assert clock() == pytest.approx(stood + 0.004)
+    after = clock()
+    assert after >= stood + 0.004              # never backwards once let go
+    assert after - stood < 0.05                # the stall was not counted
+    with clock.held(), pytest.raises(RuntimeError):
+        with clock.held():
+            pass
+
+
+def test_a_drop_stays_a_drop_when_its_thread_stalls_between_the_two_edges(table):
+    """On a busy machine the OS may hold the thread that drives the simulated beam between
+    its dark and light edges for longer than the stuck-beam limit: the ball still blocked
+    the beam for its own pulse only, so it counts, and no sensor fault is reported."""
+    sim = SimulatedCauldron.from_config(section("simulation", seed=1),
+                                        section("cauldron", stuck_beam_seconds=0.1),
+                                        sink=table.sink, on_notice=table.notices.append)
+    try:
+        beam = sim._pin_beam
+        real_drive_low = beam.drive_low
+
+        def drive_low_then_stall():
+            real_drive_low()
+            time.sleep(0.4)                    # the stall: four stuck-beam limits
+
+        beam.drive_low = drive_low_then_stall
+        colour = sim.drop("red")
+        assert colour == "red"
+        assert sim.cauldron.flush()
+        assert table.drops() == ["red"]
+        assert not [a for a in table.actions if a["type"] == "sensor_fault"]
+        assert sim.status()["fault"] is None
+    finally:
+        sim.close()
 
 
 def test_close_releases_the_mock_pins(make):
