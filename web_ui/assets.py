@@ -181,31 +181,32 @@ IMPORT_RE = re.compile(r"""(?:^|[;\n])\s*import\s+(?:[\w*{}\s,$]+?\s+from\s+)?["
 _IMPORTS: dict[str, tuple[str, ...]] = {}     # a module's content hash -> what it imports
 
 
-def _file_of(url: str) -> Path | None:
+def _file_of(url: str, folders: dict[str, Path] | None = None) -> Path | None:
     """The file behind a page URL (``/static/...``, ``/games/<id>/...``, ``/devices/<name>/...``),
-    or None."""
+    or None (``folders``: :func:`plugin_folders`, when the caller has it already)."""
     if url.startswith("/static/"):
         joined = safe_join(str(STATIC), url.removeprefix("/static/"))
     elif url.count("/") >= 3:
         _, kind, name, rest = url.split("/", 3)
-        folder = plugin_folders().get(f"/{kind}/{name}/")
+        folder = (folders if folders is not None else plugin_folders()).get(f"/{kind}/{name}/")
         joined = safe_join(str(folder), rest) if folder is not None else None
     else:
         return None
     return Path(joined) if joined is not None else None
 
 
-def module_graph(url: str) -> list[str]:
+def module_graph(url: str, folders: dict[str, Path] | None = None) -> list[str]:
     """``url`` and every module it imports, directly or not (static imports only), in
     the order found. Read from the files' own import lines, so a game's new module is
     in without a list to keep."""
+    folders = plugin_folders() if folders is None else folders
     seen: list[str] = []
     todo = [url]
     while todo:
         current = todo.pop(0)
         if current in seen:
             continue
-        path = _file_of(current)
+        path = _file_of(current, folders)
         asset = CACHE.get(path) if path is not None else None
         if asset is None:
             continue
@@ -229,15 +230,17 @@ def preload_tags(game_id: str | None) -> Markup:
     one import level after the other (five levels deep for a game)."""
     # app.js itself is the page's script; the stand-in for the game on the table is the
     # game's tablet.js (below) or, without one, an empty file not worth a request of its own
-    urls = [u for u in module_graph("/static/js/app.js")[1:] if u != TABLE_GAME]
+    # the plug-ins' folders looked up once for the page, not once for each of its files
+    folders = plugin_folders()
+    urls = [u for u in module_graph("/static/js/app.js", folders)[1:] if u != TABLE_GAME]
     links = [f'<link rel="modulepreload" href="{Markup.escape(versioned(u, p))}">'
-             for u in urls if (p := _file_of(u)) is not None]
-    if game_id is not None and game_id in games.plugins():
+             for u in urls if (p := _file_of(u, folders)) is not None]
+    if game_id is not None and f"/games/{game_id}/" in folders:
         base = f"/games/{game_id}"
-        for u in module_graph(f"{base}/tablet.js"):
-            if u not in urls and (p := _file_of(u)) is not None:
+        for u in module_graph(f"{base}/tablet.js", folders):
+            if u not in urls and (p := _file_of(u, folders)) is not None:
                 links.append(f'<link rel="modulepreload" href="{Markup.escape(versioned(u, p))}">')
-        css = _file_of(f"{base}/tablet.css")
+        css = _file_of(f"{base}/tablet.css", folders)
         if css is not None and css.is_file():
             links.append(f'<link rel="stylesheet" href="{Markup.escape(versioned(base + "/tablet.css", css))}" '
                          f'data-game-css="{Markup.escape(game_id)}">')
