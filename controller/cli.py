@@ -393,6 +393,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _run_table(args: argparse.Namespace) -> int:
     from .daemon import Daemon
+    from .games import datacheck
     from .service import discovery, preflight
     from .service.notify import notify
 
@@ -416,6 +417,12 @@ def _run_table(args: argparse.Namespace) -> int:
     if port and discovery.port_taken(host, port):   # before the database is opened
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
+    try:                   # every game's files, now rather than when a game is chosen
+        datacheck.check(_data_dir(args, config))
+    except datacheck.BadGameData as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        notify(f"STATUS={exc}")
+        return EXIT_USAGE
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
     stop = StopSignal()
     try:
