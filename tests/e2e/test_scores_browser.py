@@ -43,6 +43,9 @@ def someone_ahead(session) -> bool:
 
 def open_tab(page, tab: str) -> None:
     """The panel on ``tab``, once that tab is drawn (its answer is in, or why not is said)."""
+    # the panel's script loads after the board's first frame: a tap on More before it is
+    # wired does nothing (a page opened with its own ``ready`` may not have waited for it)
+    page.wait_for_selector("body[data-ready=yes]", state="attached")
     if page.locator("#sheet").is_hidden():
         page.locator("#btn-more").tap()
         page.wait_for_selector("#sheet:not([hidden])")
