@@ -31,8 +31,13 @@ from .errors import ApiError
 bp = Blueprint("stream", __name__)
 
 
+#: one encoder for every version: a session is a tree of plain data built for this one
+#: encoding, so the check for cycles (a quarter of the time) finds none
+_ENCODE = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
 def session_json(session: Session) -> str:
-    return json.dumps(session, separators=(",", ":"))
+    return _ENCODE(session)
 
 
 def session_message(session: Session, data: str | None = None) -> str:
