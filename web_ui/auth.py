@@ -316,7 +316,7 @@ class TableCookies(SecureCookieSessionInterface):
 
     def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
         """Flask's signer, built once for the app's keys (Flask built a new one for every
-        request, a tenth of a tap's own work)."""
+        request, ~7% of the CPU of a tap's request)."""
         if not app.secret_key:
             return None
         keys = (*(app.config["SECRET_KEY_FALLBACKS"] or ()), app.secret_key)
