@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import json
 import logging
 import os
@@ -10,7 +11,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Callable
 
 from . import __version__
 from .config import SCHEMA, Config, ConfigError, default_data_dir, default_file, is_pin
@@ -18,6 +19,8 @@ from .service import CHECK_PARTS, SIM_FAULTS
 
 if TYPE_CHECKING:
     from .store import Store
+
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -36,13 +39,6 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port number; use 0 to 65535")
     return port
-
-
-class _NotBuilt:
-    """The parser of a command not asked for this time: every call is taken and dropped."""
-
-    def __getattr__(self, name: str) -> Callable[..., "_NotBuilt"]:
-        return lambda *args, **kwargs: self
 
 
 def asked_command(argv: list[str]) -> str | None:
@@ -66,26 +62,24 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"potionpi {__version__}")
     p.add_argument("--debug", action="store_true", help="show full tracebacks and debug logging")
     subparsers = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, add_arguments in ARGUMENTS.items():
+        if only is None or name == only:
+            add_arguments(subparsers)
+    return p
 
-    class Commands:
-        @staticmethod
-        def add_parser(name: str, **kwargs: Any) -> argparse.ArgumentParser:
-            if only is None or name == only:
-                return subparsers.add_parser(name, **kwargs)
-            return cast(argparse.ArgumentParser, _NotBuilt())
 
-    sub = Commands()
+def _common(sp: argparse.ArgumentParser, data_dir: bool = True) -> None:
+    sp.add_argument("--config", metavar="FILE", help="TOML config file (see `potionpi config --print-default`)")
+    if data_dir:
+        sp.add_argument("--data-dir", metavar="DIR",
+                        help=f"where the game database and secrets live (default {default_data_dir()})")
 
-    def common(sp: argparse.ArgumentParser, data_dir: bool = True) -> None:
-        sp.add_argument("--config", metavar="FILE", help="TOML config file (see `potionpi config --print-default`)")
-        if data_dir:
-            sp.add_argument("--data-dir", metavar="DIR",
-                            help=f"where the game database and secrets live (default {default_data_dir()})")
 
+def _run_arguments(sub: Subparsers) -> None:
     run = sub.add_parser("run", help="start the daemon: devices, table, store and the tablet web server",
                          description="Start devices, table, store and web server in one process. "
                                      "Ctrl-C or SIGTERM stops it cleanly.")
-    common(run)
+    _common(run)
     run.add_argument("--sim", action="store_true",
                      help="use simulated devices (no hardware needed); without it potionpi uses the "
                           "table this machine has, and simulates only where there is no GPIO")
@@ -97,30 +91,38 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                      help="port of the HTTPS address, once `potionpi tls` made the certificate "
                           "(default from config: 443; 0: none)")
 
+
+def _config_arguments(sub: Subparsers) -> None:
     cfg = sub.add_parser("config", help="print the commented default config, or check a config file")
     group = cfg.add_mutually_exclusive_group(required=True)
     group.add_argument("--print-default", action="store_true", help="print the default config file")
     group.add_argument("--check", metavar="FILE", help="validate FILE and report the first problem")
 
+
+def _pin_arguments(sub: Subparsers) -> None:
     pin = sub.add_parser("pin", help="show or change the table PIN kept in the data dir")
-    common(pin)
+    _common(pin)
     pgroup = pin.add_mutually_exclusive_group()
     pgroup.add_argument("--new", action="store_true", help="generate a fresh random PIN")
     pgroup.add_argument("--set", metavar="DIGITS", help="use these 4 to 8 digits as the PIN")
 
+
+def _tls_arguments(sub: Subparsers) -> None:
     tls = sub.add_parser("tls", help="make the table's HTTPS certificate (and its CA, for the tablet)",
                          description="Makes a table CA and a certificate for this Pi's names and "
                                      "addresses in the data dir; run again after adding a name. The "
                                      "tablet installs the CA once from the table's /secure page, then "
                                      "opens https://<this Pi>.local/ (docs/https.md).")
-    common(tls)
+    _common(tls)
     tls.add_argument("--name", action="append", default=[], metavar="NAME",
                      help="another name or address the tablet uses for the table (repeatable)")
     tls.add_argument("--new-ca", action="store_true",
                      help="make a new table CA too (every tablet must install it again)")
 
+
+def _history_arguments(sub: Subparsers) -> None:
     hist = sub.add_parser("history", help="list past games with their winners")
-    common(hist)
+    _common(hist)
     hist.add_argument("--limit", type=int, default=20, help="how many games (default 20)")
     hist.add_argument("--csv", action="store_true",
                       help="every game as CSV, one line per player (as the tablet's History export)")
@@ -128,42 +130,55 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                       help="finished games as a BG Stats play file (JSON): all, or game number GAME; "
                            "save it as NAME.bgsplay and open it with BG Stats")
 
+
+def _export_arguments(sub: Subparsers) -> None:
     export = sub.add_parser("export", help="write every game and its action log as JSON")
-    common(export)
+    _common(export)
     export.add_argument("--output", "-o", metavar="FILE", help="file to write (default: standard output)")
 
+
+def _backup_arguments(sub: Subparsers) -> None:
     backup = sub.add_parser("backup", help="write a consistent copy of the game database (safe while it runs)",
                             description="Copies every game with SQLite's backup API: one file that holds "
                                         "everything, the write-ahead log included (copying potionpi.sqlite3 "
                                         "alone can miss the newest games). Safe while the table is running.")
-    common(backup)
+    _common(backup)
     backup.add_argument("--output", "-o", metavar="FILE",
                         help="where to write it (default: DATA_DIR/backups/potionpi-DATE-TIME.sqlite3)")
 
+
+def _replay_arguments(sub: Subparsers) -> None:
     replay = sub.add_parser("replay", help="replay a game's log through its engine and report the result")
-    common(replay)
+    _common(replay)
     replay.add_argument("game_id", type=int, help="game number from `potionpi history`")
 
+
+def _doctor_arguments(sub: Subparsers) -> None:
     doctor = sub.add_parser("doctor", help="check the game database and explain what is wrong",
                             description="Checks the database file and replays the running game and "
                                         "every damaged one; says what `potionpi repair` would do. "
                                         "Exit 0: all well; 1: something is wrong.")
-    common(doctor)
+    _common(doctor)
+
+
+def _repair_arguments(sub: Subparsers) -> None:
     fix = sub.add_parser("repair", help="act on what `potionpi doctor` found",
                          description="Moves an empty or corrupt database aside (the daemon then starts "
                                      "with an empty history) or closes a game that no longer replays "
                                      "as damaged; --resume GAME cuts a damaged game back to its last "
                                      "good action and makes it the running game again (a copy of the "
                                      "database is kept first).")
-    common(fix)
+    _common(fix)
     fix.add_argument("--resume", type=int, metavar="GAME", help="game number to reopen (from `potionpi doctor`)")
 
+
+def _check_arguments(sub: Subparsers) -> None:
     check = sub.add_parser("check", help="check the whole table: pins, encoder, beam, colour sensor, "
                                          "Pico, floor homing; a pass/fail line and a fix for each",
                            description="Check every part of the table. On real hardware it asks you "
                                        "to turn the grip one notch and drop a ball. Exit 0: all "
                                        "passed; 1: something failed.")
-    common(check, data_dir=False)
+    _common(check, data_dir=False)
     check.add_argument("--sim", action="store_true", help="check simulated devices (as CI does)")
     check.add_argument("--sim-fault", choices=SIM_FAULTS,
                        help="break a simulated part first (beam: its wire is loose; encoder: "
@@ -177,10 +192,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--yes", action="store_true",
                        help="let the forest floor turn for its homing check without asking")
 
+
+def _calibrate_arguments(sub: Subparsers) -> None:
     cal = sub.add_parser("calibrate", help="calibrate a device: drop colours or forest-floor steps")
-    common(cal, data_dir=False)
+    _common(cal, data_dir=False)
     cal.add_argument("device", choices=["colours", "floor"], help="what to calibrate")
 
+
+def _firmware_arguments(sub: Subparsers) -> None:
     fw = sub.add_parser("firmware", help="firmware tools for the forest-floor Pico")
     fw_sub = fw.add_subparsers(dest="fw_command", metavar="ACTION", required=True)
     flash = fw_sub.add_parser("flash", help="copy the firmware to a connected Pico with mpremote")
@@ -188,6 +207,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     flash.add_argument("--if-older", action="store_true",
                        help="flash only if the Pico's firmware is older than this potionpi's")
 
+
+def _install_arguments(sub: Subparsers) -> None:
     inst = sub.add_parser("install", help="run the table as a service at every boot (with sudo)",
                           description="Install the systemd service for the user who runs sudo, the "
                                       "udev rule for the Pico, the mDNS advert, /etc/potionpi.toml "
@@ -204,12 +225,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                            "an SD-card image in a chroot)")
     inst.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)   # packaging and tests
 
+
+def _uninstall_arguments(sub: Subparsers) -> None:
     uninst = sub.add_parser("uninstall", help="remove the service and the files `install` wrote")
     uninst.add_argument("--purge", action="store_true",
                         help="also remove /etc/potionpi.toml and the games in /var/lib/potionpi")
     uninst.add_argument("--dry-run", action="store_true", help="print what would go, change nothing")
     uninst.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
 
+
+def _hotspot_arguments(sub: Subparsers) -> None:
     hot = sub.add_parser("hotspot", help="make the Pi its own Wi-Fi for the tablets (NetworkManager)",
                          description="For a table with no home Wi-Fi: the Pi becomes a Wi-Fi access "
                                      "point (WPA2) and the tablets open "
@@ -221,12 +246,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     hot.add_argument("--off", action="store_true", help="remove the hotspot")
     hot.add_argument("--dry-run", action="store_true", help="print the nmcli commands, run nothing")
 
+
+def _update_arguments(sub: Subparsers) -> None:
     upd = sub.add_parser("update", help="update potionpi, restart the service, flash the Pico if older")
     upd.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
     upd.add_argument("--from-file", metavar="FILE",
                      help="the SD-card image: install this wheel or release archive beside the "
                           "running potionpi and go back to it if the new one does not come up")
 
+
+def _firstboot_arguments(sub: Subparsers) -> None:
     boot = sub.add_parser("firstboot", help="the SD-card image: apply the card's potionpi-setup.txt, "
                                             "potionpi.toml and Raspberry Pi Imager's settings",
                           description="Run by the image at every boot (as root): applies the files "
@@ -239,11 +268,37 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     boot.add_argument("--check", action="store_true",
                       help="only check the files and print every problem; change nothing")
 
+
+def _screen_arguments(sub: Subparsers) -> None:
     scr = sub.add_parser("screen", help="show the table's address, PIN and Wi-Fi on this console "
                                         "(the image runs it on the Pi's screen)")
     scr.add_argument("--once", action="store_true", help="draw once and exit")
     scr.add_argument("--config", metavar="FILE", help="TOML config file (default /etc/potionpi.toml)")
-    return p
+
+
+#: each command's arguments, in the order `potionpi --help` lists them
+ARGUMENTS: dict[str, Callable[[Subparsers], None]] = {
+    "run": _run_arguments,
+    "config": _config_arguments,
+    "pin": _pin_arguments,
+    "tls": _tls_arguments,
+    "history": _history_arguments,
+    "export": _export_arguments,
+    "backup": _backup_arguments,
+    "replay": _replay_arguments,
+    "doctor": _doctor_arguments,
+    "repair": _repair_arguments,
+    "check": _check_arguments,
+    "calibrate": _calibrate_arguments,
+    "firmware": _firmware_arguments,
+    "install": _install_arguments,
+    "uninstall": _uninstall_arguments,
+    "hotspot": _hotspot_arguments,
+    "update": _update_arguments,
+    "firstboot": _firstboot_arguments,
+    "screen": _screen_arguments,
+}
+
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -322,7 +377,23 @@ class StopSignal:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # What the start makes (~70,000 objects: modules, routes, devices) lives all evening.
+    # The cyclic GC would walk it again and again while it is made (~16 ms of a 180 ms
+    # start here) and then in every full collection (~35 ms each, a drop's latency);
+    # so none runs until the table is up, then it is frozen (left out of every later
+    # collection) and the GC goes on with what the evening makes.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_table(args)
+    finally:
+        gc.unfreeze()             # an in-process caller (a test) gets its collector back
+        (gc.enable if collecting else gc.disable)()
+
+
+def _run_table(args: argparse.Namespace) -> int:
     from .daemon import Daemon
+    from .games import datacheck
     from .service import discovery, preflight
     from .service.notify import notify
 
@@ -346,11 +417,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if port and discovery.port_taken(host, port):   # before the database is opened
         print(PORT_TAKEN.format(port=port), file=sys.stderr)
         return EXIT_ERROR
+    try:                   # every game's files, now rather than when a game is chosen
+        datacheck.check(_data_dir(args, config))
+    except datacheck.BadGameData as exc:
+        print(f"potionpi: {exc}", file=sys.stderr)
+        notify(f"STATUS={exc}")
+        return EXIT_USAGE
     daemon = Daemon(config, sim=sim, sim_mcu=args.sim_mcu, data_dir=args.data_dir)
     stop = StopSignal()
     try:
         try:
             daemon.start(host, args.port, https_port)
+            gc.freeze()
+            gc.enable()
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 print(PORT_TAKEN.format(port=port), file=sys.stderr)

@@ -13,7 +13,9 @@ and, if it is text, gzip'd once. A tablet on the table's Wi-Fi then gets:
   and gets ``304 Not Modified`` until the file changes;
 * on a cold load, every module the board needs at once (:func:`preload_tags`: the
   page's helpers and the running game's whole import graph as ``modulepreload``
-  links, its stylesheet linked in the head), not one import level after the other.
+  links, its stylesheet linked in the head), not one import level after the other;
+* the game on the table as part of the page's own module graph (:data:`TABLE_GAME`),
+  so its board is drawn as the page's script runs, before the first frame.
 
 No CDN: everything comes from the Pi.
 """
@@ -132,10 +134,19 @@ def plugin_folders() -> dict[str, Path]:
     return out
 
 
-def import_map() -> dict[str, dict[str, str]]:
+#: app.js imports this module statically; the page's import map points it at the
+#: tablet.js of the game on the table when the page was made (without one: the file
+#: itself, which exports nothing). The board is then drawn as app.js runs, in the task
+#: that evaluates the page's modules, not after a dynamic ``import()`` a task or a frame
+#: later; the same URL as ``import("/games/<id>/tablet.js")``, so one module.
+TABLE_GAME = "/static/js/table-game.js"
+
+
+def import_map(game_id: str | None = None) -> dict[str, dict[str, str]]:
     """Every module and stylesheet of the page and the games -> its hashed URL. Modules
     import each other by plain paths ("./ui.js", "/static/js/ui.js"); the browser looks
-    each resolved URL up here, so all of them are cached for good and stay one module."""
+    each resolved URL up here, so all of them are cached for good and stay one module.
+    With ``game_id`` (the game on the table), :data:`TABLE_GAME` is that game's board."""
     imports: dict[str, str] = {}
     for path in sorted(STATIC.rglob("*")):
         if path.suffix in (".js", ".css"):
@@ -148,14 +159,18 @@ def import_map() -> dict[str, dict[str, str]]:
             if path.suffix in (".js", ".css"):
                 url = f"{prefix}{path.relative_to(folder).as_posix()}"
                 imports[url] = versioned(url, path)
+    board = imports.get(f"/games/{game_id}/tablet.js") if game_id is not None else None
+    if board is not None:
+        imports[TABLE_GAME] = board
     return {"imports": imports}
 
 
-def import_map_tag() -> Markup:
-    """The page's ``<script type="importmap">``. An import map is an inline script to the
-    Content-Security-Policy, so its SHA-256 goes into this answer's ``script-src``
-    (web_ui/headers.py): exactly this map runs, no other inline script."""
-    text = str(htmlsafe_json_dumps(import_map()))
+def import_map_tag(game_id: str | None = None) -> Markup:
+    """The page's ``<script type="importmap">`` (``game_id``: the game on the table). An
+    import map is an inline script to the Content-Security-Policy, so its SHA-256 goes
+    into this answer's ``script-src`` (web_ui/headers.py): exactly this map runs, no
+    other inline script."""
+    text = str(htmlsafe_json_dumps(import_map(game_id)))
     digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
     g.setdefault("script_hashes", []).append(f"'sha256-{digest}'")
     return Markup(f'<script type="importmap">{text}</script>')
@@ -166,31 +181,32 @@ IMPORT_RE = re.compile(r"""(?:^|[;\n])\s*import\s+(?:[\w*{}\s,$]+?\s+from\s+)?["
 _IMPORTS: dict[str, tuple[str, ...]] = {}     # a module's content hash -> what it imports
 
 
-def _file_of(url: str) -> Path | None:
+def _file_of(url: str, folders: dict[str, Path] | None = None) -> Path | None:
     """The file behind a page URL (``/static/...``, ``/games/<id>/...``, ``/devices/<name>/...``),
-    or None."""
+    or None (``folders``: :func:`plugin_folders`, when the caller has it already)."""
     if url.startswith("/static/"):
         joined = safe_join(str(STATIC), url.removeprefix("/static/"))
     elif url.count("/") >= 3:
         _, kind, name, rest = url.split("/", 3)
-        folder = plugin_folders().get(f"/{kind}/{name}/")
+        folder = (folders if folders is not None else plugin_folders()).get(f"/{kind}/{name}/")
         joined = safe_join(str(folder), rest) if folder is not None else None
     else:
         return None
     return Path(joined) if joined is not None else None
 
 
-def module_graph(url: str) -> list[str]:
+def module_graph(url: str, folders: dict[str, Path] | None = None) -> list[str]:
     """``url`` and every module it imports, directly or not (static imports only), in
     the order found. Read from the files' own import lines, so a game's new module is
     in without a list to keep."""
+    folders = plugin_folders() if folders is None else folders
     seen: list[str] = []
     todo = [url]
     while todo:
         current = todo.pop(0)
         if current in seen:
             continue
-        path = _file_of(current)
+        path = _file_of(current, folders)
         asset = CACHE.get(path) if path is not None else None
         if asset is None:
             continue
@@ -212,15 +228,19 @@ def preload_tags(game_id: str | None) -> Markup:
     the board (the page's own and, when a game is on the table, that game's whole module
     graph) and the game's stylesheet: the browser fetches them all at once instead of
     one import level after the other (five levels deep for a game)."""
-    urls = module_graph("/static/js/app.js")[1:]       # app.js itself is the page's script
+    # app.js itself is the page's script; the stand-in for the game on the table is the
+    # game's tablet.js (below) or, without one, an empty file not worth a request of its own
+    # the plug-ins' folders looked up once for the page, not once for each of its files
+    folders = plugin_folders()
+    urls = [u for u in module_graph("/static/js/app.js", folders)[1:] if u != TABLE_GAME]
     links = [f'<link rel="modulepreload" href="{Markup.escape(versioned(u, p))}">'
-             for u in urls if (p := _file_of(u)) is not None]
-    if game_id is not None and game_id in games.plugins():
+             for u in urls if (p := _file_of(u, folders)) is not None]
+    if game_id is not None and f"/games/{game_id}/" in folders:
         base = f"/games/{game_id}"
-        for u in module_graph(f"{base}/tablet.js"):
-            if u not in urls and (p := _file_of(u)) is not None:
+        for u in module_graph(f"{base}/tablet.js", folders):
+            if u not in urls and (p := _file_of(u, folders)) is not None:
                 links.append(f'<link rel="modulepreload" href="{Markup.escape(versioned(u, p))}">')
-        css = _file_of(f"{base}/tablet.css")
+        css = _file_of(f"{base}/tablet.css", folders)
         if css is not None and css.is_file():
             links.append(f'<link rel="stylesheet" href="{Markup.escape(versioned(base + "/tablet.css", css))}" '
                          f'data-game-css="{Markup.escape(game_id)}">')

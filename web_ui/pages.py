@@ -37,9 +37,10 @@ def table_page() -> Response:
     }
     if boot["unlocked"]:
         c.remember_unlocked(auth.client_address())
+    game = boot["session"]["game"] if boot["session"] else None
     html = render_template("table.html", boot=boot, csrf=auth.csrf_token(),
-                           simulated=c.simulated, unlocked=boot["unlocked"],
-                           preloads=assets.preload_tags(boot["session"]["game"] if boot["session"] else None))
+                           simulated=c.simulated, unlocked=boot["unlocked"], game=game,
+                           preloads=assets.preload_tags(game))
     return compressed(html, {"Cache-Control": "no-store"})
 
 

@@ -102,6 +102,9 @@ def test_the_settings_pages_downloads_wait_for_a_busy_table_and_say_why_not(live
         page.fill("#pin", PIN)
         page.locator("button", has_text="Unlock").tap()
         page.wait_for_selector("text=Download the log")
+        # the links are in the page before its module has run: a tap before that was the
+        # browser's own download (the 429 saved as the file, no line said), not the page's
+        page.wait_for_selector("body[data-ready=yes]", state="attached")
 
         status = "nav.actions[data-downloads] + .download-status"
         export = page.locator("a", has_text="Download every game")

@@ -59,6 +59,35 @@ def test_the_board_is_drawn_from_the_page_before_the_stream_opens(browser, live_
     context.close()
 
 
+# Notes when the board's first element is put in (ms from navigation start, the clock of
+# the browser's paint timing).
+BOARD_WATCH = """
+new MutationObserver((_, obs) => {
+  if (document.querySelector("#game-view > *")) { window.__boardAt = performance.now(); obs.disconnect(); }
+}).observe(document, {subtree: true, childList: true});
+"""
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_the_first_frame_painted_is_the_board(browser, live_table, game, output_dir):
+    """Nothing is painted before the board (no bare top bar saying "Loading the table…",
+    then the whole page again a moment later): the game on the table is drawn as the
+    page's script runs, and the page holds its first paint until then."""
+    start(live_table, game)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script(BOARD_WATCH)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(live_table.url)
+    page.wait_for_selector("body[data-ready=yes]")
+    board_at, first_paint = page.evaluate("""() => [window.__boardAt ?? null,
+      performance.getEntriesByType("paint").find((p) => p.name === "first-paint")?.startTime ?? null]""")
+    assert board_at is not None and first_paint is not None
+    assert first_paint >= board_at, f"painted at {first_paint:.0f} ms, the board came at {board_at:.0f} ms"
+    page.screenshot(path=str(output_dir / f"first-screen-{game}.png"))
+    context.close()
+
+
 def network_log(browser, url: str, reload: bool) -> tuple[list[tuple[str, str]], list[str]]:
     """[(path, initiator type)] of every request, and the paths that went over the network
     (not from the browser's cache), of a load of ``url`` (and of a reload after it)."""

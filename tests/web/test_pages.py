@@ -1,7 +1,9 @@
 """The tablet page and its assets: served from the package, nothing from outside."""
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import html
 import json
 import re
@@ -242,6 +244,35 @@ def test_the_page_has_the_running_games_whole_module_graph_fetched_at_once(clien
     # still no inline script but the import map
     csp = client.get("/").headers["Content-Security-Policy"]
     assert csp.count("'sha256-") == 1 and "unsafe-inline" not in csp
+
+
+def import_map_of(page: str) -> dict[str, str]:
+    return json.loads(re.search(r'<script type="importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+
+
+def test_the_game_on_the_table_is_the_page_scripts_own_import(client):
+    """app.js imports table-game.js; the page's import map makes it the running game's
+    board (so it is drawn as the page's script runs), and with no game the empty stand-in,
+    which is not worth a request before the first frame."""
+    page = client.get("/").get_data(as_text=True)
+    imports = import_map_of(page)
+    assert imports["/static/js/table-game.js"].startswith("/static/js/table-game.js?v=")
+    assert 'import * as onTable from "./table-game.js"' in client.get("/static/js/app.js").get_data(as_text=True)
+    assert not [m for m in preloads(page)[0] if "table-game" in m]
+    # render-blocking: the first frame painted is the one app.js drew, not the bare shell
+    assert re.search(r'<script type="module" src="/static/js/app\.js\?v=\w+" blocking="render">', page)
+    start_game(client)
+    page = client.get("/").get_data(as_text=True)
+    imports = import_map_of(page)
+    # the same hashed URL as the game's own entry: one module, whichever way it is imported
+    assert imports["/static/js/table-game.js"] == imports["/games/mirakel-mix/tablet.js"]
+    assert imports["/games/mirakel-mix/tablet.js"] in preloads(page)[0]
+    assert not [m for m in preloads(page)[0] if "table-game" in m]
+    # the CSP lets exactly this page's map run (it differs with the game on the table)
+    response = client.get("/")
+    text = re.search(r'<script type="importmap">(.*?)</script>', response.get_data(as_text=True), re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in response.headers["Content-Security-Policy"]
 
 
 def test_every_games_preloads_follow_its_own_imports(client):

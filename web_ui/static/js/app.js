@@ -14,6 +14,8 @@ import { keepPage } from "./offline.js";
 import { ApiError, follow, getJSON, getPatiently, postJSON } from "./net.js";
 import { onOpenLog, showStory, storyLine, tellOnLine } from "./story.js";
 import { askPin, isUnlocked, lock, setUnlocked } from "./pinpad.js";
+// the game on the table when the page was made (the import map's; nothing without one)
+import * as onTable from "./table-game.js";
 
 const boot = JSON.parse($("#boot").textContent);
 // Not needed for the board's first frame (the More panel, sounds, the firmware notice):
@@ -68,6 +70,9 @@ const REPLAY_CTX = { perform: notNow, send: notNow, choose: notNow, cue: () => {
 
 // --- the games ---------------------------------------------------------------------------
 const gameModules = new Map();
+// The page's game is in already: its board is drawn as this script runs, before the first
+// frame (an import() would resolve a task later, after a frame of the empty shell).
+if (boot.session && onTable.render) gameModules.set(boot.session.game, Promise.resolve(onTable));
 let mounted = null;          // the game module that drew the board last, until its unmount()
 
 /** Take the board's module down: its unmount(root), once, before another draws there. */

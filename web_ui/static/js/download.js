@@ -7,7 +7,7 @@
 // name the table gives it (Content-Disposition). The file is held by the browser as a Blob
 // until it is saved (the Pi still streams it from SQLite): a few MB for the CSV of 10,000
 // games; the export of 10,000 long games is 170 MiB (docs/api.md "Errors outside the contract").
-import { fetchPatiently } from "./net.js";
+import { fetchPatiently, waitSeconds } from "./net.js";
 
 const running = new WeakSet();            // links whose download is on its way: a second tap waits for it
 
@@ -49,7 +49,7 @@ export async function saveFile(url, { name = "", say = () => {} } = {}) {
   say("… Downloading", "loading");
   try {
     const response = await fetchPatiently(url, {
-      waiting: (err) => say(`… The table is busy with another answer for this device; trying again in ${Math.min(Math.max(err.retryAfter, 1), 15)} s…`, "busy"),
+      waiting: (err) => say(`… The table is busy with another answer for this device; trying again in ${waitSeconds(err)} s…`, "busy"),
     });
     const file = fileName(response.headers.get("Content-Disposition"), name);
     const blob = await response.blob();

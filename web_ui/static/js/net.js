@@ -31,15 +31,21 @@ export async function postJSON(url, payload = {}) {
   return body;
 }
 
+/** The ApiError for a refused answer (its JSON body read), with the seconds its
+ *  Retry-After asks for (0 without one). */
+async function refusal(response) {
+  const err = new ApiError(response.status, await response.json().catch(() => null));
+  err.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+  return err;
+}
+
+/** How long to wait before asking again after a 429: its Retry-After, 1 to 15 s. */
+export const waitSeconds = (err) => Math.min(Math.max(err.retryAfter || 0, 1), 15);
+
 export async function getJSON(url) {
   const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
-  const body = await response.json().catch(() => null);
-  if (!response.ok) {
-    const err = new ApiError(response.status, body);
-    err.retryAfter = Number(response.headers.get("Retry-After")) || 0;
-    throw err;
-  }
-  return body;
+  if (!response.ok) throw await refusal(response);
+  return response.json().catch(() => null);
 }
 
 /**
@@ -68,12 +74,10 @@ export async function fetchPatiently(url, { wanted = () => true, waiting = () =>
       throw new ApiError(0, { error: "the table did not answer: it may be restarting, or this tablet is off its Wi-Fi" });
     }
     if (response.ok) return response;
-    const body = await response.json().catch(() => null);
-    const err = new ApiError(response.status, body);
-    err.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+    const err = await refusal(response);
     if (err.status !== 429 || !wanted()) throw err;
     waiting(err);
-    await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(Math.max(err.retryAfter, 1), 15)));
+    await new Promise((resolve) => setTimeout(resolve, 1000 * waitSeconds(err)));
     if (!wanted()) throw err;
   }
 }

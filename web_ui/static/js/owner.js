@@ -3,3 +3,5 @@
 import { patientDownloads } from "./download.js";
 
 patientDownloads();
+// a tap on a download from here on is the page's: a test (or a script) waits for this
+document.body.dataset.ready = "yes";
