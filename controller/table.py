@@ -540,18 +540,18 @@ class Subscription:
     # --- the reader's side (the stream's thread) ----------------------------------------
     def get(self, timeout: float) -> MailItem | None:
         """Block up to ``timeout`` s; a notice, the newest version not yet sent, or None."""
+        # Whatever was stored after the last look dropped a token (the look cleared the
+        # flag first), so the token comes first: one look per wake-up, none before it.
         deadline = time.monotonic() + timeout
-        while True:
-            item = self._take()
-            if item is not None or self.ended:
-                return item
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
+        while not self.ended:
             try:
-                self._wake.get(timeout=remaining)
+                self._wake.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 return None
+            item = self._take()
+            if item is not None:
+                return item
+        return None
 
     def _take(self) -> MailItem | None:
         self._signalled = False

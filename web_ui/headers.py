@@ -24,11 +24,16 @@ HEADERS = {
 }
 
 
+#: the policy of every answer but a page with an inline script (the import map)
+PLAIN_POLICY = POLICY.format(hashes="")
+
+
 def register(app: Flask) -> None:
     @app.after_request
     def security_headers(response: Response) -> Response:
-        hashes = "".join(" " + h for h in g.get("script_hashes", ()))
-        response.headers.setdefault("Content-Security-Policy", POLICY.format(hashes=hashes))
+        hashes = g.get("script_hashes")
+        policy = POLICY.format(hashes="".join(" " + h for h in hashes)) if hashes else PLAIN_POLICY
+        response.headers.setdefault("Content-Security-Policy", policy)
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
         return response

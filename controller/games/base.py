@@ -256,7 +256,9 @@ class Game:
 
     # --- copying --------------------------------------------------------------------
     #: state keys whose values are replaced, never changed in place, so states may share them
-    shared_keys: ClassVar[frozenset[str]] = frozenset({"rng", "undo"})
+    #: (``told`` is replaced by ``apply`` before the handler runs; the seats' names and the
+    #: set-up options never change)
+    shared_keys: ClassVar[frozenset[str]] = frozenset({"rng", "undo", "told", "players", "options"})
 
     # --- secrets: what only a seat's own phone may send (docs/security.md) -------------
     #: action types that name or depend on the acting seat's hidden information (a hand

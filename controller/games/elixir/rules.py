@@ -152,8 +152,7 @@ class ElixirRules(Game):
 
     # Keys whose values are always replaced, never changed in place: states share them
     # (a fork copies only the wizards and the small tables).
-    shared_keys = frozenset({"rng", "secret_rng", "undo", "unknowns", "stack", "formulas", "notes",
-                             "die", "opening"})
+    shared_keys = Game.shared_keys | {"secret_rng", "unknowns", "stack", "formulas", "notes", "die", "opening"}
 
     # --- the undo policy --------------------------------------------------------------
     def undo_barrier_reached(self, before: State, after: State, kind: str) -> bool:

@@ -8,6 +8,7 @@ may not end on an occupied space, and crossing an obstacle costs the matching po
 from __future__ import annotations
 
 from collections import Counter
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Collection, Iterable
 
 from ...contracts import Action, State
@@ -163,7 +164,12 @@ class Cave:
         return seen.get(target)
 
     def public(self) -> dict[str, Any]:
-        """The drawing data the tablet needs (no game state)."""
+        """The drawing data the tablet needs (no game state): made once, as the cave never
+        changes, and shared by every view (so never changed in place)."""
+        return self._public
+
+    @cached_property
+    def _public(self) -> dict[str, Any]:
         return {
             "id": self.id, "name": self.name, "spaces": list(self.spaces),
             "start": list(self.start), "exit": self.exit,
