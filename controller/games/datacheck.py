@@ -14,6 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Iterable
 
+from .plugin import player_limits
+
 CHECKED_FILE = "games_checked.json"
 
 
@@ -79,9 +81,8 @@ def _read(path: Path) -> None:
 
 
 def _players(path: Path, table: Any) -> None:
-    """The ``[players]`` table the lobby reads: whole numbers ``min`` <= ``max``, from 1."""
-    low, high = (table.get("min"), table.get("max")) if isinstance(table, dict) else (None, None)
-    if not (type(low) is int and type(high) is int and 1 <= low <= high):
+    """The ``[players]`` table the lobby reads (:func:`~.plugin.player_limits`)."""
+    if player_limits(table) is None:
         raise BadGameData(f"the game file {path} needs [players] with min and max, whole numbers "
                           f"with 1 <= min <= max (it has {table!r}); undo the change "
                           "(or reinstall potionpi to put the file back)")

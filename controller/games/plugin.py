@@ -27,6 +27,15 @@ def load_data(package: str, name: str = "data.toml") -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+def player_limits(table: Any) -> tuple[int, int] | None:
+    """(fewest, most) from a data.toml's ``[players]`` table: whole numbers with
+    1 <= min <= max; None for anything else (`potionpi run` says so at start)."""
+    low, high = (table.get("min"), table.get("max")) if isinstance(table, dict) else (None, None)
+    if type(low) is int and type(high) is int and 1 <= low <= high:
+        return low, high
+    return None
+
+
 @dataclass(frozen=True)
 class Toggle:
     """A yes/no choice on the start screen that sets one set-up option when on."""
@@ -63,8 +72,11 @@ class Plugin:
     @cached_property
     def players(self) -> tuple[int, int]:
         """(fewest, most) players, from the ``[players]`` table of the game's data.toml."""
-        table = load_data(self.package)["players"]
-        return int(table["min"]), int(table["max"])
+        limits = player_limits(load_data(self.package).get("players"))
+        if limits is None:          # checked at start (datacheck), so only a file changed since
+            raise ValueError(f"{self.package}: data.toml needs [players] with whole numbers "
+                             "1 <= min <= max")
+        return limits
 
     @property
     def min_players(self) -> int:
